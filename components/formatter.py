@@ -1,0 +1,109 @@
+"""`ResponseFormatter`: ranked Documents -> the response envelope a tool declares.
+
+Fields are picked from documents by path (`id`, `content`, `score`, `meta.title`, ...). Empty results are
+never silent: the message names the collection to ingest, or the filters to relax.
+"""
+
+from typing import Any
+
+from haystack import Document, component, default_from_dict, default_to_dict
+
+from components.errors import ConfigurationError
+
+DEFAULT_METADATA = ["query", "filters", "result_count", "reranked", "message"]
+_KNOWN_METADATA = set(DEFAULT_METADATA)
+
+
+def document_value(document: Document, path: str) -> Any:
+    """Value at a document path: `id`, `content`, `score` or `meta.<key>[.<key>...]`."""
+    if path in ("id", "content", "score"):
+        return getattr(document, path)
+    if not path.startswith("meta."):
+        msg = f"unknown document path '{path}'; use id, content, score or meta.<field>"
+        raise ConfigurationError(msg)
+    value: Any = document.meta
+    for key in path.removeprefix("meta.").split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+@component
+class ResponseFormatter:
+    def __init__(
+        self,
+        collection: str,
+        fields: dict[str, str],
+        results_key: str = "results",
+        metadata: list[str] | None = None,
+        no_results_message: str | None = None,
+    ) -> None:
+        """
+        :param collection: the collection the tool reads, named in the empty-collection message.
+        :param fields: output field -> document path.
+        :param results_key: name of the result list in the envelope.
+        :param metadata: which metadata keys to include (query, filters, result_count, reranked, message).
+        :param no_results_message: message when nothing matched and no filter was applied.
+        """
+        unknown = set(metadata or []) - _KNOWN_METADATA
+        if unknown:
+            msg = f"formatter: unknown metadata keys {sorted(unknown)}; allowed: {sorted(_KNOWN_METADATA)}"
+            raise ConfigurationError(msg)
+        for path in fields.values():
+            if path not in ("id", "content", "score") and not path.startswith("meta."):
+                msg = f"formatter: unknown document path '{path}'; use id, content, score or meta.<field>"
+                raise ConfigurationError(msg)
+        self.collection = collection
+        self.fields = dict(fields)
+        self.results_key = results_key
+        self.metadata = list(metadata or DEFAULT_METADATA)
+        self.no_results_message = no_results_message
+
+    def to_dict(self) -> dict[str, Any]:
+        return default_to_dict(
+            self,
+            collection=self.collection,
+            fields=self.fields,
+            results_key=self.results_key,
+            metadata=self.metadata,
+            no_results_message=self.no_results_message,
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ResponseFormatter":
+        return default_from_dict(cls, data)
+
+    @component.output_types(result=dict[str, Any])
+    def run(
+        self,
+        documents: list[Document],
+        query: str,
+        applied_filters: dict[str, Any] | None = None,
+        reranked: bool = False,
+        collection_count: int | None = None,
+    ) -> dict[str, Any]:
+        results = [{name: document_value(d, path) for name, path in self.fields.items()} for d in documents]
+        available = {
+            "query": query,
+            "filters": applied_filters or {},
+            "result_count": len(results),
+            "reranked": reranked,
+            "message": self._message(results, query, applied_filters or {}, collection_count),
+        }
+        metadata = {key: available[key] for key in self.metadata}
+        return {"result": {self.results_key: results, "metadata": metadata}}
+
+    def _message(self, results: list[Any], query: str, filters: dict[str, Any], count: int | None) -> str:
+        if results:
+            return f"{len(results)} result(s) for '{query}'."
+        if count == 0:
+            return (
+                f"Collection '{self.collection}' is empty. Ingest data first: "
+                f"`haygate ingest {self.collection} FILE...` (or `haygate ingest --samples`)."
+            )
+        if filters:
+            applied = ", ".join(f"{k}={v!r}" for k, v in filters.items())
+            return (
+                f"No results for '{query}' with filters {applied}. "
+                f"Relax or remove {', '.join(filters)} and try again."
+            )
+        return self.no_results_message or f"No results for '{query}'. Try other or fewer words."

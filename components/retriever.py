@@ -1,0 +1,139 @@
+"""`HybridRetriever`: dense + BM25 (sparse vector and/or text index) fused inside Qdrant.
+
+Thin, as qdrant-haystack's retrievers are: it keeps settings, checks filter fields against the collection
+schema, and calls the store's `hybrid_search`. Each returned Document carries its provenance in
+`meta["scores"]`: rank per source, the raw fused score and the normalised score.
+"""
+
+import dataclasses
+from typing import Any, Literal
+
+from haystack import Document, component, default_from_dict, default_to_dict
+from haystack.dataclasses import SparseEmbedding
+
+from components.collections import open_collection, schema_for
+from components.errors import ConfigurationError, FilterError
+from components.filters import filter_fields
+from components.hybrid import HybridQuery
+
+
+@component
+class HybridRetriever:
+    def __init__(
+        self,
+        collection: str,
+        top_k: int = 50,
+        prefetch_limit: int = 100,
+        fusion: Literal["rrf", "dbsf"] = "rrf",
+        rrf_k: int = 60,
+        weights: dict[str, float] | None = None,
+        use_dense: bool = True,
+        use_sparse: bool = True,
+        text_fields: list[str] | None = None,
+        min_score: float | None = None,
+    ) -> None:
+        """
+        :param collection: collection name (a schema in configs/collections/).
+        :param top_k: fused candidates returned (the over-fetch handed to the ranker).
+        :param prefetch_limit: candidates each source contributes to fusion.
+        :param fusion: `rrf` (reciprocal rank fusion, with `rrf_k` and `weights`) or `dbsf`.
+        :param weights: per-source weight: `dense`, `sparse`, `text:<field>`.
+        :param text_fields: payload fields whose native BM25 text index joins the fusion.
+        :param min_score: drop hits whose normalised fused score is below this (0..1).
+        """
+        if fusion not in ("rrf", "dbsf"):
+            msg = f"fusion must be 'rrf' or 'dbsf', got {fusion!r}"
+            raise ConfigurationError(msg)
+        if top_k < 1 or prefetch_limit < 1 or rrf_k < 1:
+            msg = f"top_k, prefetch_limit and rrf_k must be >= 1 (got {top_k}, {prefetch_limit}, {rrf_k})"
+            raise ConfigurationError(msg)
+        if not (use_dense or use_sparse or text_fields):
+            msg = "the retriever needs at least one source: use_dense, use_sparse or text_fields"
+            raise ConfigurationError(msg)
+        self.collection = collection
+        self.top_k = top_k
+        self.prefetch_limit = prefetch_limit
+        self.fusion = fusion
+        self.rrf_k = rrf_k
+        self.weights = dict(weights or {})
+        self.use_dense = use_dense
+        self.use_sparse = use_sparse
+        self.text_fields = list(text_fields or [])
+        self.min_score = min_score
+        self._store: Any = None
+        self._allowed_fields: set[str] = set()
+
+    def to_dict(self) -> dict[str, Any]:
+        return default_to_dict(
+            self,
+            collection=self.collection,
+            top_k=self.top_k,
+            prefetch_limit=self.prefetch_limit,
+            fusion=self.fusion,
+            rrf_k=self.rrf_k,
+            weights=self.weights,
+            use_dense=self.use_dense,
+            use_sparse=self.use_sparse,
+            text_fields=self.text_fields,
+            min_score=self.min_score,
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "HybridRetriever":
+        return default_from_dict(cls, data)
+
+    def warm_up(self) -> None:
+        if self._store is None:
+            schema = schema_for(self.collection)
+            missing = set(self.text_fields) - set(schema.text_index)
+            if missing:
+                msg = (
+                    f"retriever: text_fields {sorted(missing)} have no text index in collection "
+                    f"'{self.collection}'; text-indexed: {schema.text_index}"
+                )
+                raise ConfigurationError(msg)
+            self._allowed_fields = {"id", *schema.payload_indexes}
+            self._store = open_collection(self.collection)
+
+    @component.output_types(documents=list[Document], collection_count=int | None)
+    def run(
+        self,
+        query_embedding: list[float] | None = None,
+        query_sparse_embedding: SparseEmbedding | None = None,
+        query: str | None = None,
+        filters: dict[str, Any] | None = None,
+        top_k: int | None = None,
+        rrf_k: int | None = None,
+        min_score: float | None = None,
+    ) -> dict[str, Any]:
+        self.warm_up()
+        unknown = filter_fields(filters) - self._allowed_fields
+        if unknown:
+            allowed = ", ".join(sorted(self._allowed_fields))
+            msg = f"unknown filter field(s) {', '.join(sorted(unknown))}; filterable: {allowed}"
+            raise FilterError(msg, {"fields": sorted(unknown), "allowed": sorted(self._allowed_fields)})
+        if not self._store.exists():
+            return {"documents": [], "collection_count": 0}
+        request = HybridQuery(
+            dense=query_embedding if self.use_dense else None,
+            sparse=query_sparse_embedding if self.use_sparse else None,
+            text=query if self.text_fields else None,
+            text_fields=tuple(self.text_fields),
+            filters=filters,
+            limit=top_k if top_k is not None else self.top_k,
+            prefetch_limit=max(self.prefetch_limit, top_k if top_k is not None else self.top_k),
+            fusion=self.fusion,
+            rrf_k=rrf_k if rrf_k is not None else self.rrf_k,
+            weights=self.weights,
+        )
+        threshold = min_score if min_score is not None else self.min_score
+        documents = []
+        for hit in self._store.hybrid_search(request):
+            if threshold is not None and hit.score < threshold:
+                continue
+            provenance: dict[str, Any] = {f"{name.replace(':', '_')}_rank": r for name, r in hit.ranks.items()}
+            provenance["fused_score"] = hit.fused_score
+            meta = {**hit.document.meta, "scores": provenance}
+            documents.append(dataclasses.replace(hit.document, score=hit.score, meta=meta))
+        count = self._store.count_documents() if not documents else None
+        return {"documents": documents, "collection_count": count}

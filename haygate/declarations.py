@@ -1,0 +1,138 @@
+"""Tool declarations (`configs/tools/*.yaml`): the typed interface of one pipeline.
+
+A declaration names the pipeline, describes every parameter (type, description, example, bounds, enum,
+default) and the output schema. From it we build the pydantic model that validates arguments and the
+JSON schema MCP clients and OpenAPI see. Adding a tool is writing one of these files.
+"""
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    create_model,
+)
+
+from components.errors import ConfigurationError
+
+ParamType = Literal["string", "integer", "number", "boolean", "array"]
+_SCALARS: dict[str, Any] = {
+    "string": StrictStr,
+    "integer": StrictInt,
+    "number": StrictInt | StrictFloat,
+    "boolean": StrictBool,
+}
+
+
+class ParameterSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: ParamType
+    description: str = Field(min_length=10)
+    examples: list[Any] = Field(min_length=1)
+    required: bool = False
+    default: Any = None
+    enum: list[Any] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    items: ParamType | None = Field(default=None, description="Item type of an array parameter.")
+    min_items: int | None = None
+    max_items: int | None = None
+
+
+class ToolDeclaration(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]{2,47}$")
+    description: str = Field(min_length=20)
+    pipeline: str
+    tier: Literal["public", "internal", "admin"] = "public"
+    read_only: bool = True
+    parameters: dict[str, ParameterSpec]
+    input: str = Field(default="query_builder.arguments", description="component.socket taking the arguments")
+    output: str = Field(default="formatter.result", description="component.socket holding the result")
+    output_schema: dict[str, Any]
+    source_file: str = ""
+
+    def arguments_model(self) -> type[BaseModel]:
+        """The pydantic model that validates this tool's arguments (unknown keys are refused)."""
+        fields: dict[str, Any] = {}
+        for name, spec in self.parameters.items():
+            annotation = _annotation(spec)
+            extra: dict[str, Any] = {}
+            if spec.min_items is not None:
+                extra["min_length"] = spec.min_items
+            if spec.max_items is not None:
+                extra["max_length"] = spec.max_items
+            field = Field(
+                ... if spec.required else spec.default,
+                description=spec.description,
+                examples=spec.examples,
+                ge=spec.minimum,
+                le=spec.maximum,
+                **({"min_length": spec.min_length} if spec.min_length is not None else {}),
+                **({"max_length": spec.max_length} if spec.max_length is not None else {}),
+                **extra,
+            )
+            if not spec.required and spec.default is None:
+                annotation = annotation | None
+            fields[name] = (annotation, field)
+        model_name = "".join(part.title() for part in self.name.split("_")) + "Arguments"
+        return create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+
+    def input_schema(self) -> dict[str, Any]:
+        schema = self.arguments_model().model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+            # `X | None` renders as anyOf[X, null]; flatten it so clients see one plain type.
+            if "anyOf" in prop:
+                variants = [v for v in prop.pop("anyOf") if v.get("type") != "null"]
+                if len(variants) == 1:
+                    prop.update(variants[0])
+                else:
+                    prop["anyOf"] = variants
+        return schema
+
+
+def _annotation(spec: ParameterSpec) -> Any:
+    if spec.enum is not None:
+        return Literal[tuple(spec.enum)]
+    if spec.type == "array":
+        item = _SCALARS[spec.items or "string"]
+        return list[item]  # type: ignore[valid-type]
+    return _SCALARS[spec.type]
+
+
+def load_declaration(path: Path) -> ToolDeclaration:
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        msg = f"{path}: invalid YAML: {error}"
+        raise ConfigurationError(msg, {"file": str(path)}) from error
+    if not isinstance(raw, dict):
+        msg = f"{path}: a tool declaration must be a mapping"
+        raise ConfigurationError(msg, {"file": str(path)})
+    try:
+        declaration = ToolDeclaration.model_validate({**raw, "source_file": str(path)})
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+        msg = f"{path}: invalid tool declaration: {problems}"
+        raise ConfigurationError(msg, {"file": str(path)}) from error
+    if declaration.output_schema.get("type") != "object":
+        msg = f"{path}: output_schema must describe an object"
+        raise ConfigurationError(msg, {"file": str(path)})
+    try:
+        declaration.arguments_model()
+    except (TypeError, ValueError) as error:
+        msg = f"{path}: parameters cannot form a schema: {error}"
+        raise ConfigurationError(msg, {"file": str(path)}) from error
+    return declaration
