@@ -1,0 +1,36 @@
+# haygate: `make run` (set up, index the samples, serve) and `make test` (set up, run the suite).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+
+.PHONY: install run serve-stdio test lint bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@rm -f $(VENV)/.installed-*
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/haygate ingest --samples
+	$(BIN)/haygate serve --http
+
+serve-stdio: install
+	$(BIN)/haygate serve
+
+test: install
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check components haygate server.py tests scripts
+	$(BIN)/mypy
+
+bench: install
+	$(BIN)/python scripts/bench.py
+
+clean:
+	rm -rf $(VENV) data bench-out
