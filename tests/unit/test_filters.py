@@ -1,0 +1,102 @@
+"""Every filter operator on the real Qdrant Edge store, checked against Haystack's own filter semantics."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from haystack import Document
+from haystack.utils.filters import document_matches_filter
+
+from components.errors import FilterError
+from components.filters import convert_filters, filter_fields
+from components.store import EdgeDocumentStore
+
+DOCS = [
+    Document(id="a", content="alpha", meta={"lang": "en", "year": 2019, "score": 0.5, "tags": "x", "date": "2024-01-10"}),
+    Document(id="b", content="beta", meta={"lang": "de", "year": 2021, "score": 1.5, "tags": "y", "date": "2024-06-01"}),
+    Document(id="c", content="gamma", meta={"lang": "en", "year": 2023, "score": 2.5, "date": "2025-02-01"}),
+    Document(id="d", content="delta", meta={"lang": "fr", "year": 2021, "flag": True}),
+    Document(id="e", content="epsilon", meta={"year": 2025, "flag": False}),
+]
+
+FILTERS: list[dict[str, Any]] = [
+    {"field": "meta.lang", "operator": "==", "value": "en"},
+    {"field": "meta.year", "operator": "==", "value": 2021},
+    {"field": "meta.flag", "operator": "==", "value": True},
+    {"field": "meta.lang", "operator": "!=", "value": "en"},
+    {"field": "meta.year", "operator": ">", "value": 2021},
+    {"field": "meta.year", "operator": ">=", "value": 2021},
+    {"field": "meta.score", "operator": "<", "value": 1.5},
+    {"field": "meta.score", "operator": "<=", "value": 1.5},
+    {"field": "meta.date", "operator": ">=", "value": "2024-06-01"},
+    {"field": "meta.date", "operator": "<", "value": "2025-01-01"},
+    {"field": "meta.lang", "operator": "in", "value": ["en", "fr"]},
+    {"field": "meta.year", "operator": "in", "value": [2019, 2025]},
+    {"field": "meta.lang", "operator": "not in", "value": ["en"]},
+    {"field": "id", "operator": "in", "value": ["a", "e"]},
+    {"operator": "AND", "conditions": [
+        {"field": "meta.lang", "operator": "==", "value": "en"},
+        {"field": "meta.year", "operator": ">", "value": 2020},
+    ]},
+    {"operator": "OR", "conditions": [
+        {"field": "meta.lang", "operator": "==", "value": "de"},
+        {"field": "meta.year", "operator": "==", "value": 2025},
+    ]},
+    {"operator": "NOT", "conditions": [
+        {"field": "meta.lang", "operator": "==", "value": "en"},
+        {"field": "meta.year", "operator": "<", "value": 2022},
+    ]},
+    {"operator": "AND", "conditions": [
+        {"operator": "OR", "conditions": [
+            {"field": "meta.lang", "operator": "==", "value": "en"},
+            {"field": "meta.flag", "operator": "==", "value": True},
+        ]},
+        {"operator": "NOT", "conditions": [{"field": "meta.year", "operator": "==", "value": 2023}]},
+    ]},
+]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> EdgeDocumentStore:
+    folder: Path = tmp_path_factory.mktemp("filters")
+    store = EdgeDocumentStore(
+        "filters", str(folder),
+        embedding_dim=3,
+        payload_indexes={"meta.lang": "keyword", "meta.year": "integer", "meta.score": "float",
+                         "meta.flag": "bool", "meta.date": "datetime"},
+    )
+    store.write_documents([Document(id=d.id, content=d.content, meta=d.meta, embedding=[1.0, 0.0, 0.0]) for d in DOCS])
+    return store
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=lambda f: str(f)[:60])
+def test_filter_matches_haystack_semantics(store: EdgeDocumentStore, filters: dict[str, Any]) -> None:
+    expected = sorted(d.id for d in DOCS if document_matches_filter(filters, d))
+    assert sorted(d.id for d in store.filter_documents(filters)) == expected
+    assert store.count_documents(filters) == len(expected)
+
+
+def test_no_filter_returns_everything(store: EdgeDocumentStore) -> None:
+    assert store.count_documents() == len(DOCS)
+    assert convert_filters(None) is None
+
+
+@pytest.mark.parametrize(
+    ("filters", "fragment"),
+    [
+        ({"field": "meta.lang", "operator": "~=", "value": "en"}, "unknown comparison operator '~='"),
+        ({"operator": "XOR", "conditions": [{"field": "a", "operator": "==", "value": 1}]}, "unknown logical"),
+        ({"field": "meta.lang", "operator": "in", "value": "en"}, "needs a list"),
+        ({"field": "meta.year", "operator": ">", "value": "soon"}, "ISO 8601"),
+        ({"field": "meta.year", "operator": ">", "value": None}, "needs a number"),
+        ({"operator": "AND", "conditions": []}, "non-empty list"),
+        ({"field": "meta.lang", "value": "en"}, "without 'operator'"),
+    ],
+)
+def test_bad_filters_raise_filter_error(filters: dict[str, Any], fragment: str) -> None:
+    with pytest.raises(FilterError, match=fragment.replace("(", r"\(").replace("[", r"\[")):
+        convert_filters(filters)
+
+
+def test_filter_fields_lists_every_leaf() -> None:
+    assert filter_fields(FILTERS[-1]) == {"meta.lang", "meta.flag", "meta.year"}
