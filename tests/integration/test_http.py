@@ -1,0 +1,113 @@
+"""REST and streamable-HTTP MCP over real HTTP (uvicorn on 127.0.0.1), with and without a bearer token."""
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from fastmcp import Client
+
+from haygate.gateway import Gateway
+from server import build_http_app, build_mcp
+
+pytestmark = pytest.mark.integration
+
+TOKEN = "test-token-123"
+QUERIES: list[dict[str, Any]] = [
+    {"query": "reciprocal rank fusion rrf_k", "max_results": 5},
+    {"query": "bearer token", "version": "1.1"},
+    {"query": "filters", "section_path": "filters", "content_type": "code", "max_results": 3},
+    {"query": "nothing matches this", "version": "0.0"},
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def serve(app: Any) -> Iterator[str]:
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def base_url(gateway: Gateway) -> Iterator[str]:
+    yield from serve(build_http_app(gateway))
+
+
+@pytest.fixture
+def secured_url(gateway: Gateway) -> Iterator[str]:
+    yield from serve(build_http_app(gateway, token=TOKEN))
+
+
+async def test_rest_matches_mcp(gateway: Gateway, base_url: str) -> None:
+    async with Client(build_mcp(gateway)) as client, httpx.AsyncClient(base_url=base_url, timeout=60) as http:
+        for arguments in QUERIES:
+            mcp_result = (await client.call_tool("search_docs", arguments)).structured_content
+            response = await http.post("/api/tools/search_docs", json=arguments)
+            assert response.status_code == 200
+            rest_result = response.json()
+            assert [r["id"] for r in rest_result["results"]] == [r["id"] for r in mcp_result["results"]]
+            assert rest_result == mcp_result
+
+
+async def test_rest_error_codes(base_url: str) -> None:
+    async with httpx.AsyncClient(base_url=base_url, timeout=60) as http:
+        bad = await http.post("/api/tools/search_docs", json={"query": "x", "max_results": 99})
+        assert bad.status_code == 422
+        assert bad.json()["error"]["code"] == "VALIDATION_ERROR"
+        assert bad.json()["error"]["details"]["errors"][0]["maximum"] == 50
+        missing = await http.post("/api/tools/nope", json={"query": "x"})
+        assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
+        garbage = await http.post("/api/tools/search_docs", content=b"{not json")
+        assert garbage.status_code == 422 and "JSON" in garbage.json()["error"]["message"]
+        not_object = await http.post("/api/tools/search_docs", json=["query"])
+        assert not_object.status_code == 422
+
+
+async def test_health_and_openapi(base_url: str) -> None:
+    async with httpx.AsyncClient(base_url=base_url) as http:
+        health = (await http.get("/health")).json()
+        assert health["status"] == "ok" and health["tools"] == ["search_docs"]
+        spec = (await http.get("/openapi.json")).json()
+    operation = spec["paths"]["/api/tools/search_docs"]["post"]
+    schema = operation["requestBody"]["content"]["application/json"]["schema"]
+    assert schema["properties"]["max_results"]["maximum"] == 50
+    assert set(operation["responses"]) == {"200", "422", "404", "500"}
+
+
+async def test_mcp_over_streamable_http(base_url: str) -> None:
+    async with Client(f"{base_url}/mcp") as client:
+        tools = await client.list_tools()
+        result = await client.call_tool("search_docs", {"query": "bearer token", "max_results": 2})
+    assert [t.name for t in tools] == ["search_docs"]
+    assert len(result.structured_content["results"]) == 2
+
+
+async def test_bearer_token_is_required_when_configured(secured_url: str) -> None:
+    async with httpx.AsyncClient(base_url=secured_url, timeout=60) as http:
+        assert (await http.post("/api/tools/search_docs", json={"query": "x"})).status_code == 401
+        wrong = await http.post("/api/tools/search_docs", json={"query": "x"}, headers={"Authorization": "Bearer no"})
+        assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "UNAUTHORIZED"
+        assert (await http.post("/mcp", json={})).status_code == 401
+        ok = await http.post("/api/tools/search_docs", json={"query": "x"},
+                             headers={"Authorization": f"Bearer {TOKEN}"})
+        assert ok.status_code == 200
+        assert (await http.get("/health")).status_code == 200
+    async with Client(f"{secured_url}/mcp", auth=TOKEN) as client:
+        assert [t.name for t in await client.list_tools()] == ["search_docs"]
