@@ -5,8 +5,9 @@ adds `POST /api/tools/{name}`, `/openapi.json` and `/health` beside streamable H
 Errors from either transport use one envelope: `{"error": {"code", "message", "details"}}`.
 """
 
-import haygate  # noqa: F401  (offline defaults before FastMCP and Haystack load)
+import haygate._env  # noqa: F401  (offline defaults before FastMCP and Haystack read the environment)
 
+# isort: split
 import hmac
 import json
 import logging
@@ -22,7 +23,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from components.errors import HaygateError, InvalidRequestError, NotFoundError
+from components.errors import InvalidRequestError, NotFoundError
 from haygate import __version__
 from haygate.gateway import Gateway, ToolRuntime, cause_of
 
@@ -82,10 +83,10 @@ def to_mcp_tool(gateway: Gateway, runtime: ToolRuntime) -> DeclaredTool:
         parameters=declaration.input_schema(),
         output_schema=declaration.output_schema,
         annotations=ToolAnnotations(
-            readOnlyHint=declaration.read_only,
-            destructiveHint=not declaration.read_only,
-            idempotentHint=declaration.read_only,
-            openWorldHint=False,
+            read_only_hint=declaration.read_only,
+            destructive_hint=not declaration.read_only,
+            idempotent_hint=declaration.read_only,
+            open_world_hint=False,
         ),
         gateway=gateway,
         runtime=runtime,
@@ -146,9 +147,15 @@ def openapi_document(gateway: Gateway) -> dict[str, Any]:
                     "content": {"application/json": {"schema": declaration.input_schema()}},
                 },
                 "responses": {
-                    "200": {"description": "Result", "content": {"application/json": {"schema": declaration.output_schema}}},
+                    "200": {
+                        "description": "Result",
+                        "content": {"application/json": {"schema": declaration.output_schema}},
+                    },
                     **{
-                        str(status): {"description": code, "content": {"application/json": {"schema": error_ref}}}
+                        str(status): {
+                            "description": code,
+                            "content": {"application/json": {"schema": error_ref}},
+                        }
                         for code, status in HTTP_STATUS.items()
                     },
                 },
@@ -192,7 +199,13 @@ class BearerAuth:
         if scope["type"] == "http" and scope.get("path") != "/health":
             supplied = dict(scope.get("headers", [])).get(b"authorization", b"")
             if not hmac.compare_digest(supplied, self.expected):
-                body = {"error": {"code": "UNAUTHORIZED", "message": "missing or wrong bearer token", "details": {}}}
+                body = {
+                    "error": {
+                        "code": "UNAUTHORIZED",
+                        "message": "missing or wrong bearer token",
+                        "details": {},
+                    }
+                }
                 response = JSONResponse(body, status_code=401, headers={"WWW-Authenticate": "Bearer"})
                 await response(scope, receive, send)
                 return

@@ -108,8 +108,9 @@ def open_collection(name: str) -> Any:
             if settings.qdrant_url:
                 from components.server_store import QdrantServerStore
 
-                _open_stores[key] = QdrantServerStore.for_schema(schema, url=settings.qdrant_url,
-                                                                 api_key=settings.qdrant_api_key)
+                _open_stores[key] = QdrantServerStore.for_schema(
+                    schema, url=settings.qdrant_url, api_key=settings.qdrant_api_key
+                )
             else:
                 from components.store import EdgeDocumentStore
 

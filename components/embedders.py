@@ -79,8 +79,15 @@ class DenseDocumentEmbedder(SentenceTransformersDocumentEmbedder):
 class _Bm25Settings:
     """Shared init/serialisation of the two BM25 embedders; tokenization matches Qdrant's server BM25."""
 
-    def __init__(self, *, language: str = "english", k: float = 1.2, b: float = 0.75, avg_len: float = 256.0,
-                 ascii_folding: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        language: str = "english",
+        k: float = 1.2,
+        b: float = 0.75,
+        avg_len: float = 256.0,
+        ascii_folding: bool = True,
+    ) -> None:
         self.language = language
         self.k = k
         self.b = b
@@ -95,8 +102,14 @@ class _Bm25Settings:
             raise ValueError(msg) from error
 
     def to_dict(self) -> dict[str, Any]:
-        return default_to_dict(self, language=self.language, k=self.k, b=self.b, avg_len=self.avg_len,
-                               ascii_folding=self.ascii_folding)
+        return default_to_dict(
+            self,
+            language=self.language,
+            k=self.k,
+            b=self.b,
+            avg_len=self.avg_len,
+            ascii_folding=self.ascii_folding,
+        )
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Any:

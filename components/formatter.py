@@ -103,7 +103,6 @@ class ResponseFormatter:
         if filters:
             applied = ", ".join(f"{k}={v!r}" for k, v in filters.items())
             return (
-                f"No results for '{query}' with filters {applied}. "
-                f"Relax or remove {', '.join(filters)} and try again."
+                f"No results for '{query}' with filters {applied}. Relax or remove {', '.join(filters)} and try again."
             )
         return self.no_results_message or f"No results for '{query}'. Try other or fewer words."

@@ -8,7 +8,9 @@ import dataclasses
 from typing import Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
-from haystack_integrations.components.rankers.sentence_transformers import SentenceTransformersSimilarityRanker
+from haystack_integrations.components.rankers.sentence_transformers import (
+    SentenceTransformersSimilarityRanker,
+)
 
 from components.embedders import resolve_model
 from components.errors import ConfigurationError, InvalidRequestError
@@ -95,8 +97,10 @@ class Ranker:
             self.warm_up()
             assert self._cross_encoder is not None
             ranked = self._cross_encoder.run(query=query, documents=documents, top_k=len(documents))["documents"]
-            ranked = [dataclasses.replace(d, meta={**d.meta, "scores": {**d.meta.get("scores", {}),
-                                                                          "rerank_score": d.score}}) for d in ranked]
+            ranked = [
+                dataclasses.replace(d, meta={**d.meta, "scores": {**d.meta.get("scores", {}), "rerank_score": d.score}})
+                for d in ranked
+            ]
             reranked = True
         else:
             ranked = list(documents)

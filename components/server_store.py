@@ -8,14 +8,22 @@ hybrid query our retriever needs. `HAYGATE_QDRANT_URL` switches every pipeline t
 from typing import Any
 
 from haystack import Document
+from haystack.utils import Secret
 from haystack_integrations.document_stores.qdrant import QdrantDocumentStore
 from haystack_integrations.document_stores.qdrant.converters import DENSE_VECTORS_NAME, SPARSE_VECTORS_NAME
 from haystack_integrations.document_stores.qdrant.filters import convert_filters_to_qdrant
-from haystack.utils import Secret
 from qdrant_client.http import models as rest
 
 from components.collections import CollectionSchema
-from components.hybrid import DENSE, SPARSE, TEXT_PREFIX, Hit, HybridQuery, document_from_payload, normalized_score
+from components.hybrid import (
+    DENSE,
+    SPARSE,
+    TEXT_PREFIX,
+    Hit,
+    HybridQuery,
+    document_from_payload,
+    normalized_score,
+)
 
 _FIELD_SCHEMAS = {
     "keyword": "keyword",
@@ -95,13 +103,23 @@ class QdrantServerStore(QdrantDocumentStore):
         condition = convert_filters_to_qdrant(query.filters) if query.filters else None
         scorers = {name: self._scorer(name, query) for name in sources}
         singles = [
-            rest.QueryRequest(query=scorers[name][0], using=scorers[name][1], filter=condition,
-                              limit=query.prefetch_limit, with_payload=["id"])
+            rest.QueryRequest(
+                query=scorers[name][0],
+                using=scorers[name][1],
+                filter=condition,
+                limit=query.prefetch_limit,
+                with_payload=["id"],
+            )
             for name in sources
         ]
         if len(sources) == 1:
-            fused_request = rest.QueryRequest(query=scorers[sources[0]][0], using=scorers[sources[0]][1],
-                                              filter=condition, limit=query.limit, with_payload=True)
+            fused_request = rest.QueryRequest(
+                query=scorers[sources[0]][0],
+                using=scorers[sources[0]][1],
+                filter=condition,
+                limit=query.limit,
+                with_payload=True,
+            )
         else:
             fusion: Any = (
                 rest.RrfQuery(rrf=rest.Rrf(k=query.rrf_k, weights=query.weight_list()))
@@ -110,7 +128,9 @@ class QdrantServerStore(QdrantDocumentStore):
             )
             fused_request = rest.QueryRequest(
                 prefetch=[
-                    rest.Prefetch(query=scorers[n][0], using=scorers[n][1], filter=condition, limit=query.prefetch_limit)
+                    rest.Prefetch(
+                        query=scorers[n][0], using=scorers[n][1], filter=condition, limit=query.prefetch_limit
+                    )
                     for n in sources
                 ],
                 query=fusion,

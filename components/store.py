@@ -284,16 +284,13 @@ class EdgeDocumentStore:
                 limit=query.limit, query=scorers[sources[0]], filter=condition, with_payload=True
             )
         else:
-            fusion = (
-                qe.Fusion.Rrf(k=query.rrf_k, weights=query.weight_list())
-                if query.fusion == "rrf"
-                else qe.Fusion.Dbsf()
+            fusion: Any = (
+                qe.Fusion.Rrf(k=query.rrf_k, weights=query.weight_list()) if query.fusion == "rrf" else qe.Fusion.Dbsf()
             )
             fused_request = qe.QueryRequest(
                 limit=query.limit,
                 prefetches=[
-                    qe.Prefetch(limit=query.prefetch_limit, query=scorers[name], filter=condition)
-                    for name in sources
+                    qe.Prefetch(limit=query.prefetch_limit, query=scorers[name], filter=condition) for name in sources
                 ],
                 query=fusion,
                 with_payload=True,
@@ -319,7 +316,9 @@ class EdgeDocumentStore:
         if source == SPARSE:
             sparse = query.sparse
             assert sparse is not None
-            return qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE_VECTORS_NAME)
+            return qe.Query.Nearest(
+                qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE_VECTORS_NAME
+            )
         field = source.removeprefix(TEXT_PREFIX)
         if field not in self.text_fields:
             msg = f"field '{field}' has no text index in '{self.collection}'; text-indexed: {self.text_fields}"

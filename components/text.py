@@ -6,7 +6,8 @@ import unicodedata
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _CODE_LINE = re.compile(
-    r"^\s*(\$ |>>> |import |from \S+ import |def |class |return |[\w.\[\]\"']+\s*=\s*\S|[{}()\[\]<>;]+\s*$|\w+\(.*\)\s*$|#include|pip |haygate |curl )"
+    r"^\s*(\$ |>>> |import |from \S+ import |def |class |return |#include|pip |haygate |curl "
+    r"|[\w.\[\]\"']+\s*=\s*\S|[{}()\[\]<>;]+\s*$|\w+\(.*\)\s*$)"
 )
 
 

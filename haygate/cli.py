@@ -1,7 +1,8 @@
 """`haygate` command line: serve, ingest, delete, validate, call."""
 
-import haygate  # noqa: F401  (offline defaults first)
+import haygate._env  # noqa: F401  (offline defaults before anything reads the environment)
 
+# isort: split
 import argparse
 import json
 import logging
@@ -21,7 +22,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
-        stream=sys.stderr, level=logging.DEBUG if args.verbose else logging.INFO,
+        stream=sys.stderr,
+        level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     for noisy in ("httpx", "sentence_transformers", "haystack", "transformers"):
@@ -35,8 +37,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error.message}", file=sys.stderr)
         return EXIT_CONFIG
     except HaygateError as error:
-        print(json.dumps({"error": {"code": error.code, "message": error.message, "details": error.details}}),
-              file=sys.stderr)
+        print(
+            json.dumps({"error": {"code": error.code, "message": error.message, "details": error.details}}),
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     finally:
         close_all()
@@ -129,7 +133,10 @@ def cmd_delete(args: argparse.Namespace) -> int:
     from haygate.ingest import delete_records
 
     deleted, missing = delete_records(args.collection, args.ids)
-    print(f"{args.collection}: deleted {len(args.ids) - len(missing)} record(s), {deleted} point(s)", file=sys.stderr)
+    print(
+        f"{args.collection}: deleted {len(args.ids) - len(missing)} record(s), {deleted} point(s)",
+        file=sys.stderr,
+    )
     if missing:
         print(f"error: not found in '{args.collection}': {', '.join(missing)}", file=sys.stderr)
         return EXIT_FAILED

@@ -67,20 +67,17 @@ class ToolDeclaration(BaseModel):
         fields: dict[str, Any] = {}
         for name, spec in self.parameters.items():
             annotation = _annotation(spec)
-            extra: dict[str, Any] = {}
-            if spec.min_items is not None:
-                extra["min_length"] = spec.min_items
-            if spec.max_items is not None:
-                extra["max_length"] = spec.max_items
+            constraints: dict[str, Any] = {
+                "min_length": spec.min_length if spec.min_length is not None else spec.min_items,
+                "max_length": spec.max_length if spec.max_length is not None else spec.max_items,
+            }
             field = Field(
                 ... if spec.required else spec.default,
                 description=spec.description,
                 examples=spec.examples,
                 ge=spec.minimum,
                 le=spec.maximum,
-                **({"min_length": spec.min_length} if spec.min_length is not None else {}),
-                **({"max_length": spec.max_length} if spec.max_length is not None else {}),
-                **extra,
+                **{k: v for k, v in constraints.items() if v is not None},
             )
             if not spec.required and spec.default is None:
                 annotation = annotation | None

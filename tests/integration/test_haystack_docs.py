@@ -18,8 +18,11 @@ def docs_slice(haygate_env: Path, tmp_path: Path) -> Iterator[Path]:
     if not SECTIONS.exists():
         pytest.skip(f"shared haystack-docs not present at {SECTIONS}")
     wanted = ("concepts/agents.mdx", "concepts/pipelines/serialization.mdx", "concepts/pipelines.mdx")
-    rows = [line for line in SECTIONS.open() if json.loads(line)["path"] in wanted
-            and json.loads(line)["version"] in ("2.18", "3.0")]
+    rows = [
+        line
+        for line in SECTIONS.open()
+        if json.loads(line)["path"] in wanted and json.loads(line)["version"] in ("2.18", "3.0")
+    ]
     assert len(rows) > 20, "the slice should hold real sections"
     sliced = tmp_path / "slice.jsonl"
     sliced.write_text("".join(rows))
@@ -30,8 +33,10 @@ def docs_slice(haygate_env: Path, tmp_path: Path) -> Iterator[Path]:
 
 def test_version_and_section_filters_on_real_docs(docs_slice: Path) -> None:
     gateway = Gateway.load()
-    result = gateway.call("search_docs", {"query": "what is an AI agent", "version": "3.0",
-                                          "section_path": "agents", "max_results": 10})
+    result = gateway.call(
+        "search_docs",
+        {"query": "what is an AI agent", "version": "3.0", "section_path": "agents", "max_results": 10},
+    )
     assert result["results"]
     assert {r["version"] for r in result["results"]} == {"3.0"}
     assert all(r["section_path"] == "agents" or r["section_path"].startswith("agents/") for r in result["results"])

@@ -105,8 +105,9 @@ async def test_bearer_token_is_required_when_configured(secured_url: str) -> Non
         wrong = await http.post("/api/tools/search_docs", json={"query": "x"}, headers={"Authorization": "Bearer no"})
         assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "UNAUTHORIZED"
         assert (await http.post("/mcp", json={})).status_code == 401
-        ok = await http.post("/api/tools/search_docs", json={"query": "x"},
-                             headers={"Authorization": f"Bearer {TOKEN}"})
+        ok = await http.post(
+            "/api/tools/search_docs", json={"query": "x"}, headers={"Authorization": f"Bearer {TOKEN}"}
+        )
         assert ok.status_code == 200
         assert (await http.get("/health")).status_code == 200
     async with Client(f"{secured_url}/mcp", auth=TOKEN) as client:

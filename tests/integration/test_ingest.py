@@ -20,8 +20,16 @@ def write_jsonl(path: Path, records: list[dict | str]) -> Path:
 
 
 def records(n: int) -> list[dict | str]:
-    return [{"_id": f"r{i}", "title": f"Section {i}", "text": f"Body text number {i} about ingestion.",
-             "version": "1.0", "heading_path": ["Guide", f"Section {i}"]} for i in range(n)]
+    return [
+        {
+            "_id": f"r{i}",
+            "title": f"Section {i}",
+            "text": f"Body text number {i} about ingestion.",
+            "version": "1.0",
+            "heading_path": ["Guide", f"Section {i}"],
+        }
+        for i in range(n)
+    ]
 
 
 def test_reingest_is_idempotent_and_changes_are_reembedded(
@@ -33,7 +41,10 @@ def test_reingest_is_idempotent_and_changes_are_reembedded(
     assert main(["ingest", "docs", str(source), "--no-progress"]) == 0
     assert "0 new or changed, 5 unchanged" in capsys.readouterr().err
     changed = records(5)
-    changed[2] = {**changed[2], "text": "Completely rewritten body for the third section. " * 60}  # now chunked
+    changed[2] = {
+        **changed[2],
+        "text": "Completely rewritten body for the third section. " * 60,
+    }  # now chunked
     write_jsonl(source, changed)
     assert main(["ingest", "docs", str(source), "--no-progress"]) == 0
     assert "1 new or changed, 4 unchanged" in capsys.readouterr().err
@@ -56,7 +67,9 @@ def test_bad_records_are_named_and_good_ones_land(
 
 
 def test_markdown_and_csv_ingest(haygate_env: Path, tmp_path: Path) -> None:
-    (tmp_path / "page.md").write_text("---\nversion: '2.0'\nsource: mine\n---\n# Page\nIntro text.\n## Part\nMore text.\n")
+    (tmp_path / "page.md").write_text(
+        "---\nversion: '2.0'\nsource: mine\n---\n# Page\nIntro text.\n## Part\nMore text.\n"
+    )
     (tmp_path / "rows.csv").write_text("_id,title,text\nc1,Row,CSV body\n")
     assert main(["ingest", "docs", str(tmp_path / "page.md"), str(tmp_path / "rows.csv"), "--no-progress"]) == 0
     store = open_collection("docs")
@@ -83,7 +96,10 @@ def test_ingest_while_store_is_in_use_is_refused(haygate_env: Path, tmp_path: Pa
     store.count_documents()  # this process now owns the shard
     result = subprocess.run(
         [sys.executable, "-m", "haygate.cli", "ingest", "docs", str(source), "--no-progress"],
-        capture_output=True, text=True, cwd=PROJECT, timeout=300,
+        capture_output=True,
+        text=True,
+        cwd=PROJECT,
+        timeout=300,
         env={"HAYGATE_DATA_DIR": str(haygate_env), "PATH": ""},
     )
     assert result.returncode == 3

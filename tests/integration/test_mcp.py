@@ -30,7 +30,11 @@ async def test_tool_schema_is_fully_described(gateway: Gateway) -> None:
         assert "type" in prop, name
     max_results = schema["properties"]["max_results"]
     assert {k: max_results[k] for k in ("type", "minimum", "maximum", "default")} == {
-        "type": "integer", "minimum": 1, "maximum": 50, "default": 10}
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 50,
+        "default": 10,
+    }
     assert schema["properties"]["content_type"]["enum"] == ["code", "prose", "mixed"]
     assert tool.annotations is not None and tool.annotations.read_only_hint is True
     assert tool.output_schema["required"] == ["results", "metadata"]
@@ -49,8 +53,13 @@ async def test_call_returns_structured_content_matching_output_schema(gateway: G
 
 
 async def test_version_section_and_content_type_filters(gateway: Gateway) -> None:
-    args = {"query": "not in operator exclude values", "version": "1.0", "section_path": "Filters",
-            "content_type": "mixed", "max_results": 20}
+    args = {
+        "query": "not in operator exclude values",
+        "version": "1.0",
+        "section_path": "Filters",
+        "content_type": "mixed",
+        "max_results": 20,
+    }
     async with Client(build_mcp(gateway)) as client:
         data = (await client.call_tool("search_docs", args)).structured_content
     assert data["results"]
@@ -58,7 +67,9 @@ async def test_version_section_and_content_type_filters(gateway: Gateway) -> Non
     assert all(r["section_path"].startswith("filters") for r in data["results"])
     assert data["metadata"]["filters"] == {"version": "1.0", "section_path": "filters"}
     async with Client(build_mcp(gateway)) as client:
-        code_only = (await client.call_tool("search_docs", {"query": "install", "content_type": "code"})).structured_content
+        code_only = (
+            await client.call_tool("search_docs", {"query": "install", "content_type": "code"})
+        ).structured_content
     assert code_only["results"] and {r["content_type"] for r in code_only["results"]} == {"code"}
 
 

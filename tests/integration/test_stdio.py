@@ -18,8 +18,11 @@ async def test_stdio_list_and_call_with_filters(samples_dir: Path) -> None:
         command=sys.executable,
         args=["-m", "haygate.cli", "serve"],
         cwd=str(PROJECT),
-        env={"HAYGATE_DATA_DIR": str(samples_dir), "PATH": os.environ.get("PATH", ""),
-             "HOME": os.environ.get("HOME", "/tmp")},
+        env={
+            "HAYGATE_DATA_DIR": str(samples_dir),
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": os.environ.get("HOME", "/tmp"),
+        },
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()

@@ -56,14 +56,25 @@ class TestQueryBuilder:
 
     def test_run_builds_and_filters(self) -> None:
         builder = QueryBuilder(top_k_argument="max_results", filters=self.RULES, settings={"rrf_k": "rrf_k"})
-        out = builder.run({"query": "  agents ", "max_results": 5, "version": "3.0", "section_path": "Agents > Tools",
-                           "content_type": "mixed", "rrf_k": 10})
+        out = builder.run(
+            {
+                "query": "  agents ",
+                "max_results": 5,
+                "version": "3.0",
+                "section_path": "Agents > Tools",
+                "content_type": "mixed",
+                "rrf_k": 10,
+            }
+        )
         assert out["query"] == "agents"
         assert out["top_k"] == 5 and out["rrf_k"] == 10 and out["min_score"] is None
-        assert out["filters"] == {"operator": "AND", "conditions": [
-            {"field": "meta.version", "operator": "==", "value": "3.0"},
-            {"field": "meta.section_path_prefixes", "operator": "==", "value": "agents/tools"},
-        ]}
+        assert out["filters"] == {
+            "operator": "AND",
+            "conditions": [
+                {"field": "meta.version", "operator": "==", "value": "3.0"},
+                {"field": "meta.section_path_prefixes", "operator": "==", "value": "agents/tools"},
+            ],
+        }
         assert out["applied_filters"] == {"version": "3.0", "section_path": "agents/tools"}
 
     def test_run_without_filters(self) -> None:
@@ -109,8 +120,14 @@ class TestEmbedders:
         data = embedder.to_dict()
         assert data == {
             "type": "components.embedders.Bm25SparseDocumentEmbedder",
-            "init_parameters": {"language": "english", "k": 1.5, "b": 0.75, "avg_len": 256.0,
-                                "ascii_folding": True, "fields": ["meta.title", "content"]},
+            "init_parameters": {
+                "language": "english",
+                "k": 1.5,
+                "b": 0.75,
+                "avg_len": 256.0,
+                "ascii_folding": True,
+                "fields": ["meta.title", "content"],
+            },
         }
         assert Bm25SparseDocumentEmbedder.from_dict(data).fields == ["meta.title", "content"]
 
@@ -137,9 +154,18 @@ class TestHybridRetriever:
     def test_to_dict(self) -> None:
         assert HybridRetriever(collection="docs", rrf_k=2).to_dict() == {
             "type": "components.retriever.HybridRetriever",
-            "init_parameters": {"collection": "docs", "top_k": 50, "prefetch_limit": 100, "fusion": "rrf",
-                                "rrf_k": 2, "weights": {}, "use_dense": True, "use_sparse": True,
-                                "text_fields": [], "min_score": None},
+            "init_parameters": {
+                "collection": "docs",
+                "top_k": 50,
+                "prefetch_limit": 100,
+                "fusion": "rrf",
+                "rrf_k": 2,
+                "weights": {},
+                "use_dense": True,
+                "use_sparse": True,
+                "text_fields": [],
+                "min_score": None,
+            },
         }
 
     def test_from_dict(self) -> None:
@@ -169,13 +195,22 @@ class TestHybridRetriever:
         docs = out["documents"]
         assert len(docs) == 5 and out["collection_count"] is None
         assert all(d.meta["version"] == "1.1" for d in docs)
-        assert docs[0].meta["scores"].keys() == {"dense_rank", "sparse_rank", "text_content_rank", "fused_score"}
+        assert docs[0].meta["scores"].keys() == {
+            "dense_rank",
+            "sparse_rank",
+            "text_content_rank",
+            "fused_score",
+        }
         assert [d.score for d in docs] == sorted((d.score for d in docs), reverse=True)
 
 
 class TestRanker:
-    DOCS = [Document(id=str(i), content=c, score=s) for i, (c, s) in
-            enumerate([("Paris is the capital of France", 0.9), ("Bananas are yellow", 0.6), ("Berlin", 0.3)])]
+    DOCS = [
+        Document(id=str(i), content=c, score=s)
+        for i, (c, s) in enumerate(
+            [("Paris is the capital of France", 0.9), ("Bananas are yellow", 0.6), ("Berlin", 0.3)]
+        )
+    ]
 
     def test_init_rejects_bad_top_k(self) -> None:
         with pytest.raises(ConfigurationError):
@@ -184,8 +219,14 @@ class TestRanker:
     def test_to_dict(self) -> None:
         assert Ranker(top_k=3).to_dict() == {
             "type": "components.ranker.Ranker",
-            "init_parameters": {"model": None, "top_k": 3, "scale_score": True, "meta_fields_to_embed": [],
-                                "min_score": None, "batch_size": 16},
+            "init_parameters": {
+                "model": None,
+                "top_k": 3,
+                "scale_score": True,
+                "meta_fields_to_embed": [],
+                "min_score": None,
+                "batch_size": 16,
+            },
         }
 
     def test_from_dict(self) -> None:
@@ -227,9 +268,13 @@ class TestResponseFormatter:
     def test_to_dict(self) -> None:
         assert ResponseFormatter(collection="docs", fields=self.FIELDS).to_dict() == {
             "type": "components.formatter.ResponseFormatter",
-            "init_parameters": {"collection": "docs", "fields": self.FIELDS, "results_key": "results",
-                                "metadata": ["query", "filters", "result_count", "reranked", "message"],
-                                "no_results_message": None},
+            "init_parameters": {
+                "collection": "docs",
+                "fields": self.FIELDS,
+                "results_key": "results",
+                "metadata": ["query", "filters", "result_count", "reranked", "message"],
+                "no_results_message": None,
+            },
         }
 
     def test_from_dict(self) -> None:
@@ -256,12 +301,20 @@ class TestResponseFormatter:
 class TestCollectionWriter:
     def test_to_dict_and_from_dict(self) -> None:
         data = CollectionWriter().to_dict()
-        assert data == {"type": "components.writer.CollectionWriter", "init_parameters": {"policy": "overwrite"}}
+        assert data == {
+            "type": "components.writer.CollectionWriter",
+            "init_parameters": {"policy": "overwrite"},
+        }
         assert CollectionWriter.from_dict(data).policy == "overwrite"
 
     def test_run_upserts(self, haygate_env: Path) -> None:
-        document = Document(id="x", content="c", meta={"title": "t"}, embedding=[0.1] * 384,
-                            sparse_embedding=SparseEmbedding(indices=[1], values=[1.0]))
+        document = Document(
+            id="x",
+            content="c",
+            meta={"title": "t"},
+            embedding=[0.1] * 384,
+            sparse_embedding=SparseEmbedding(indices=[1], values=[1.0]),
+        )
         writer = CollectionWriter()
         assert writer.run([document], collection="docs") == {"documents_written": 1}
         assert writer.run([document], collection="docs") == {"documents_written": 1}  # idempotent upsert

@@ -12,8 +12,16 @@ from components.filters import convert_filters, filter_fields
 from components.store import EdgeDocumentStore
 
 DOCS = [
-    Document(id="a", content="alpha", meta={"lang": "en", "year": 2019, "score": 0.5, "tags": "x", "date": "2024-01-10"}),
-    Document(id="b", content="beta", meta={"lang": "de", "year": 2021, "score": 1.5, "tags": "y", "date": "2024-06-01"}),
+    Document(
+        id="a",
+        content="alpha",
+        meta={"lang": "en", "year": 2019, "score": 0.5, "tags": "x", "date": "2024-01-10"},
+    ),
+    Document(
+        id="b",
+        content="beta",
+        meta={"lang": "de", "year": 2021, "score": 1.5, "tags": "y", "date": "2024-06-01"},
+    ),
     Document(id="c", content="gamma", meta={"lang": "en", "year": 2023, "score": 2.5, "date": "2025-02-01"}),
     Document(id="d", content="delta", meta={"lang": "fr", "year": 2021, "flag": True}),
     Document(id="e", content="epsilon", meta={"year": 2025, "flag": False}),
@@ -34,25 +42,40 @@ FILTERS: list[dict[str, Any]] = [
     {"field": "meta.year", "operator": "in", "value": [2019, 2025]},
     {"field": "meta.lang", "operator": "not in", "value": ["en"]},
     {"field": "id", "operator": "in", "value": ["a", "e"]},
-    {"operator": "AND", "conditions": [
-        {"field": "meta.lang", "operator": "==", "value": "en"},
-        {"field": "meta.year", "operator": ">", "value": 2020},
-    ]},
-    {"operator": "OR", "conditions": [
-        {"field": "meta.lang", "operator": "==", "value": "de"},
-        {"field": "meta.year", "operator": "==", "value": 2025},
-    ]},
-    {"operator": "NOT", "conditions": [
-        {"field": "meta.lang", "operator": "==", "value": "en"},
-        {"field": "meta.year", "operator": "<", "value": 2022},
-    ]},
-    {"operator": "AND", "conditions": [
-        {"operator": "OR", "conditions": [
+    {
+        "operator": "AND",
+        "conditions": [
             {"field": "meta.lang", "operator": "==", "value": "en"},
-            {"field": "meta.flag", "operator": "==", "value": True},
-        ]},
-        {"operator": "NOT", "conditions": [{"field": "meta.year", "operator": "==", "value": 2023}]},
-    ]},
+            {"field": "meta.year", "operator": ">", "value": 2020},
+        ],
+    },
+    {
+        "operator": "OR",
+        "conditions": [
+            {"field": "meta.lang", "operator": "==", "value": "de"},
+            {"field": "meta.year", "operator": "==", "value": 2025},
+        ],
+    },
+    {
+        "operator": "NOT",
+        "conditions": [
+            {"field": "meta.lang", "operator": "==", "value": "en"},
+            {"field": "meta.year", "operator": "<", "value": 2022},
+        ],
+    },
+    {
+        "operator": "AND",
+        "conditions": [
+            {
+                "operator": "OR",
+                "conditions": [
+                    {"field": "meta.lang", "operator": "==", "value": "en"},
+                    {"field": "meta.flag", "operator": "==", "value": True},
+                ],
+            },
+            {"operator": "NOT", "conditions": [{"field": "meta.year", "operator": "==", "value": 2023}]},
+        ],
+    },
 ]
 
 
@@ -60,10 +83,16 @@ FILTERS: list[dict[str, Any]] = [
 def store(tmp_path_factory: pytest.TempPathFactory) -> EdgeDocumentStore:
     folder: Path = tmp_path_factory.mktemp("filters")
     store = EdgeDocumentStore(
-        "filters", str(folder),
+        "filters",
+        str(folder),
         embedding_dim=3,
-        payload_indexes={"meta.lang": "keyword", "meta.year": "integer", "meta.score": "float",
-                         "meta.flag": "bool", "meta.date": "datetime"},
+        payload_indexes={
+            "meta.lang": "keyword",
+            "meta.year": "integer",
+            "meta.score": "float",
+            "meta.flag": "bool",
+            "meta.date": "datetime",
+        },
     )
     store.write_documents([Document(id=d.id, content=d.content, meta=d.meta, embedding=[1.0, 0.0, 0.0]) for d in DOCS])
     return store
@@ -85,7 +114,10 @@ def test_no_filter_returns_everything(store: EdgeDocumentStore) -> None:
     ("filters", "fragment"),
     [
         ({"field": "meta.lang", "operator": "~=", "value": "en"}, "unknown comparison operator '~='"),
-        ({"operator": "XOR", "conditions": [{"field": "a", "operator": "==", "value": 1}]}, "unknown logical"),
+        (
+            {"operator": "XOR", "conditions": [{"field": "a", "operator": "==", "value": 1}]},
+            "unknown logical",
+        ),
         ({"field": "meta.lang", "operator": "in", "value": "en"}, "needs a list"),
         ({"field": "meta.year", "operator": ">", "value": "soon"}, "ISO 8601"),
         ({"field": "meta.year", "operator": ">", "value": None}, "needs a number"),

@@ -28,15 +28,17 @@ def test_pipeline_yaml_round_trip(path: Path) -> None:
 
 def test_non_allow_listed_type_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "evil.yaml"
-    path.write_text("components:\n  runner:\n    type: subprocess.Popen\n    init_parameters: {args: [ls]}\nconnections: []\n")
-    with pytest.raises(ConfigurationError, match="component 'runner': type 'subprocess.Popen' is not allow-listed"):
+    path.write_text(
+        "components:\n  runner:\n    type: subprocess.Popen\n    init_parameters: {args: [ls]}\nconnections: []\n"
+    )
+    with pytest.raises(ConfigurationError, match=r"component 'runner': type 'subprocess\.Popen' is not allow-listed"):
         load_pipeline(path)
 
 
 def test_broken_yaml_names_the_file(tmp_path: Path) -> None:
     path = tmp_path / "broken.yaml"
     path.write_text("components:\n  a: [unclosed\n")
-    with pytest.raises(ConfigurationError, match="broken.yaml: invalid YAML"):
+    with pytest.raises(ConfigurationError, match=r"broken\.yaml: invalid YAML"):
         load_pipeline(path)
 
 

@@ -21,7 +21,10 @@ def test_slugify_and_section_path() -> None:
     [
         ("A paragraph of plain explanation.\nAnother sentence follows here.", "prose"),
         ("```python\nfrom haystack import Pipeline\np = Pipeline()\n```", "code"),
-        ("Install it first, then check the version of the package you got.\n```bash\npip install haygate\n```", "mixed"),
+        (
+            "Install it first, then check the version of the package you got.\n```bash\npip install haygate\n```",
+            "mixed",
+        ),
         ("", "prose"),
     ],
 )
@@ -36,7 +39,12 @@ def test_markdown_is_split_by_headings(tmp_path: Path) -> None:
         "```bash\n# not a heading\npip install x\n```\n### Extras\nMore.\n## Use\nUse it.\n"
     )
     records = [r.data for r in read_records(page) if r.data]
-    assert [r["title"] for r in records] == ["Guide", "Guide > Install", "Guide > Install > Extras", "Guide > Use"]
+    assert [r["title"] for r in records] == [
+        "Guide",
+        "Guide > Install",
+        "Guide > Install > Extras",
+        "Guide > Use",
+    ]
     assert "# not a heading" in records[1]["text"]
     assert {r["version"] for r in records} == {"2.0"}
     docs = to_documents(records[2], schema_for("docs"))

@@ -19,8 +19,9 @@ PROJECT = Path(__file__).resolve().parents[2]
 
 
 def make_store(folder: Path, name: str = "t") -> EdgeDocumentStore:
-    return EdgeDocumentStore(name, str(folder), embedding_dim=3, payload_indexes={"meta.group": "keyword"},
-                             text_fields=["content"])
+    return EdgeDocumentStore(
+        name, str(folder), embedding_dim=3, payload_indexes={"meta.group": "keyword"}, text_fields=["content"]
+    )
 
 
 def doc(i: int, group: str = "a", text: str | None = None) -> Document:
@@ -132,17 +133,20 @@ class TestEdgeDocumentStore:
 
     def test_hybrid_search_fuses_and_records_provenance(self, tmp_path: Path) -> None:
         store = make_store(tmp_path)
-        store.write_documents([doc(i, group="a" if i < 4 else "b", text=f"text {i} border" if i == 2 else None)
-                               for i in range(1, 7)])
+        store.write_documents(
+            [doc(i, group="a" if i < 4 else "b", text=f"text {i} border" if i == 2 else None) for i in range(1, 7)]
+        )
         query = HybridQuery(
             dense=[1.0, 2.0, 0.0],
             sparse=SparseEmbedding(indices=[2], values=[1.0]),
-            text="borders", text_fields=("content",),
+            text="borders",
+            text_fields=("content",),
             filters={"field": "meta.group", "operator": "==", "value": "a"},
-            limit=3, rrf_k=60,
+            limit=3,
+            rrf_k=60,
         )
         hits = store.hybrid_search(query)
-        assert [h.document.id for h in hits][0] == "d2"
+        assert hits[0].document.id == "d2"
         assert {h.document.meta["group"] for h in hits} == {"a"}
         top = hits[0]
         assert top.ranks["sparse"] == 1 and top.ranks["text:content"] == 1
@@ -158,6 +162,12 @@ class TestEdgeDocumentStore:
     def test_dbsf_scores_are_normalised(self, tmp_path: Path) -> None:
         store = make_store(tmp_path)
         store.write_documents([doc(i) for i in range(1, 5)])
-        hits = store.hybrid_search(HybridQuery(dense=[1.0, 1.0, 0.0], sparse=SparseEmbedding(indices=[1], values=[1.0]),
-                                               fusion="dbsf", limit=4))
+        hits = store.hybrid_search(
+            HybridQuery(
+                dense=[1.0, 1.0, 0.0],
+                sparse=SparseEmbedding(indices=[1], values=[1.0]),
+                fusion="dbsf",
+                limit=4,
+            )
+        )
         assert hits and all(0.0 <= h.score <= 1.0 for h in hits)
