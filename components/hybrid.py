@@ -62,12 +62,23 @@ class HybridQuery:
 
 @dataclass(frozen=True)
 class Hit:
-    """A fused result with its provenance: the rank it had in each source list (1-based, None if absent)."""
+    """A fused result with its provenance: the rank it had in each source list (1-based, None if absent).
 
-    document: Document
+    It keeps the raw payload and builds its Document on demand, so each hit is turned into a Document
+    once, with whatever extra meta the caller adds (the retriever adds provenance).
+    """
+
+    payload: dict[str, Any]
     fused_score: float
     score: float
     ranks: dict[str, int | None]
+
+    def to_document(self, extra_meta: dict[str, Any] | None = None) -> Document:
+        return document_from_payload(self.payload, self.score, extra_meta)
+
+    @property
+    def document(self) -> Document:
+        return self.to_document()
 
 
 def normalized_score(fused: float, query: HybridQuery, n_sources: int) -> float:
@@ -84,13 +95,16 @@ def normalized_score(fused: float, query: HybridQuery, n_sources: int) -> float:
     return fused / n_sources
 
 
-def document_from_payload(payload: dict[str, Any], score: float) -> Document:
+def document_from_payload(payload: dict[str, Any], score: float, extra_meta: dict[str, Any] | None = None) -> Document:
     """Rebuild a Document from a qdrant-haystack payload (`Document.to_dict(flatten=False)` minus vectors)."""
-    data = dict(payload)
-    data.pop("embedding", None)
-    data.pop("sparse_embedding", None)
-    data["score"] = score
-    return Document.from_dict(data)
+    # Direct construction: `Document.from_dict` costs twice as much, and this runs per hit per query.
+    meta = payload.get("meta") or {}
+    return Document(
+        id=payload.get("id", ""),
+        content=payload.get("content"),
+        meta={**meta, **extra_meta} if extra_meta else meta,
+        score=score,
+    )
 
 
 def payload_from_document(document: Document) -> dict[str, Any]:

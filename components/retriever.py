@@ -5,7 +5,6 @@ schema, and calls the store's `hybrid_search`. Each returned Document carries it
 `meta["scores"]`: rank per source, the raw fused score and the normalised score.
 """
 
-import dataclasses
 from typing import Any, Literal
 
 from haystack import Document, component, default_from_dict, default_to_dict
@@ -133,7 +132,6 @@ class HybridRetriever:
                 continue
             provenance: dict[str, Any] = {f"{name.replace(':', '_')}_rank": r for name, r in hit.ranks.items()}
             provenance["fused_score"] = hit.fused_score
-            meta = {**hit.document.meta, "scores": provenance}
-            documents.append(dataclasses.replace(hit.document, score=hit.score, meta=meta))
+            documents.append(hit.to_document({"scores": provenance}))
         count = self._store.count_documents() if not documents else None
         return {"documents": documents, "collection_count": count}

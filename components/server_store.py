@@ -21,7 +21,6 @@ from components.hybrid import (
     TEXT_PREFIX,
     Hit,
     HybridQuery,
-    document_from_payload,
     normalized_score,
 )
 
@@ -142,7 +141,7 @@ class QdrantServerStore(QdrantDocumentStore):
         rank_of = [{str(p.id): rank for rank, p in enumerate(points, start=1)} for points in ranked]
         return [
             Hit(
-                document=document_from_payload(point.payload or {}, point.score),
+                payload=point.payload or {},
                 fused_score=point.score,
                 score=normalized_score(point.score, query, len(sources)),
                 ranks={name: rank_of[i].get(str(point.id)) for i, name in enumerate(sources)},

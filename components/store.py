@@ -29,7 +29,6 @@ from components.hybrid import (
     TEXT_PREFIX,
     Hit,
     HybridQuery,
-    document_from_payload,
     normalized_score,
     payload_from_document,
 )
@@ -276,7 +275,7 @@ class EdgeDocumentStore:
         condition = convert_filters(query.filters, self._bool_ids)
         scorers = {name: self._scorer(name, query) for name in sources}
         singles = [
-            qe.QueryRequest(limit=query.prefetch_limit, query=scorers[name], filter=condition, with_payload=["id"])
+            qe.QueryRequest(limit=query.prefetch_limit, query=scorers[name], filter=condition, with_payload=False)
             for name in sources
         ]
         if len(sources) == 1:
@@ -296,13 +295,13 @@ class EdgeDocumentStore:
                 with_payload=True,
             )
         fused, *ranked = self.shard.query_batch(qe.QueryBatchRequest([fused_request, *singles]))
-        rank_of = [{str(p.id): rank for rank, p in enumerate(points, start=1)} for points in ranked]
+        rank_of = [{p.id: rank for rank, p in enumerate(points, start=1)} for points in ranked]
         hits = []
         for point in fused:
-            ranks = {name: rank_of[i].get(str(point.id)) for i, name in enumerate(sources)}
+            ranks = {name: rank_of[i].get(point.id) for i, name in enumerate(sources)}
             hits.append(
                 Hit(
-                    document=document_from_payload(point.payload or {}, point.score),
+                    payload=point.payload or {},
                     fused_score=point.score,
                     score=normalized_score(point.score, query, len(sources)),
                     ranks=ranks,
