@@ -14,6 +14,7 @@ import logging
 from typing import Any
 
 from fastmcp import FastMCP
+from fastmcp.exceptions import NotFoundError as FastMCPNotFoundError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import Tool, ToolResult
 from mcp_types import ToolAnnotations
@@ -50,7 +51,6 @@ class DeclaredTool(Tool):
     """An MCP tool whose schema and behaviour come from a YAML declaration."""
 
     gateway: Any
-    runtime: Any
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         try:
@@ -67,9 +67,7 @@ class ErrorEnvelopeMiddleware(Middleware):
         try:
             return await call_next(context)
         except Exception as error:
-            from fastmcp.exceptions import NotFoundError as FastMCPNotFound
-
-            if isinstance(error, FastMCPNotFound) or "Unknown tool" in str(error):
+            if isinstance(error, FastMCPNotFoundError):
                 name = getattr(context.message, "name", "?")
                 return _error_result(error_envelope(NotFoundError(f"unknown tool '{name}'", {"tool": name})))
             return _error_result(error_envelope(error))
@@ -89,7 +87,6 @@ def to_mcp_tool(gateway: Gateway, runtime: ToolRuntime) -> DeclaredTool:
             open_world_hint=False,
         ),
         gateway=gateway,
-        runtime=runtime,
     )
 
 

@@ -104,6 +104,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     port = args.port or settings.port
     app = build_http_app(gateway, token=settings.token)
     auth = "bearer token required" if settings.token else "no token (set HAYGATE_TOKEN to require one)"
+    if not settings.token and host not in ("127.0.0.1", "localhost", "::1"):
+        logger.warning("binding %s without HAYGATE_TOKEN: anyone who can reach this port can call every tool", host)
     logger.info("MCP at http://%s:%d/mcp, REST at /api/tools/{name}; %s", host, port, auth)
     uvicorn.run(app, host=host, port=port, log_level="warning")
     return EXIT_OK

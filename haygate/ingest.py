@@ -20,7 +20,7 @@ from haygate.records import RecordError, SourceRecord, read_records, to_document
 from haygate.settings import get_settings
 
 logger = logging.getLogger(__name__)
-BATCH_RECORDS = 256
+BATCH_RECORDS = 1024  # large batches let sentence-transformers sort by length across more texts
 
 
 @dataclass

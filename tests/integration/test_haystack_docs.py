@@ -48,3 +48,35 @@ def test_version_and_section_filters_on_real_docs(docs_slice: Path) -> None:
 
     nothing = gateway.call("search_docs", {"query": "agents", "version": "2.18", "section_path": "no-such-section"})
     assert nothing["results"] == [] and "section_path" in nothing["metadata"]["message"]
+
+
+async def test_stdio_client_on_real_docs(docs_slice: Path, haygate_env: Path) -> None:
+    """The issue's acceptance path: the `mcp` SDK over stdio, filters on ingested haystack-docs sections."""
+    import os
+    import sys
+
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    from components.collections import close_all
+
+    close_all()  # the server process must own the shard
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "haygate.cli", "serve"],
+        cwd=str(Path(__file__).resolve().parents[2]),
+        env={"HAYGATE_DATA_DIR": str(haygate_env), "PATH": os.environ.get("PATH", "")},
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        [tool] = [t for t in (await session.list_tools()).tools if t.name == "search_docs"]
+        assert tool.output_schema is not None
+        result = await session.call_tool(
+            "search_docs", {"query": "pipeline serialization", "version": "3.0", "section_path": "Serializing Pipelines"}
+        )
+        assert result.is_error is False
+        results = result.structured_content["results"]
+        assert results and {r["version"] for r in results} == {"3.0"}
+        assert all(r["section_path"].startswith("serializing-pipelines") for r in results)
+        bad = await session.call_tool("search_docs", {"query": "x", "content_type": "video"})
+        assert bad.is_error is True and '"VALIDATION_ERROR"' in bad.content[0].text
