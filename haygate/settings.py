@@ -1,5 +1,8 @@
 """Server settings, read from `HAYGATE_*` environment variables."""
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -41,3 +44,25 @@ class Settings(BaseSettings):
 def get_settings() -> Settings:
     """Settings are read once per process; tests call `get_settings.cache_clear()` after changing env."""
     return Settings()
+
+
+@contextmanager
+def settings_override(**values: str | None) -> Iterator[Settings]:
+    """Temporarily set `HAYGATE_<NAME>` variables (None unsets), e.g. to point at an isolated eval store."""
+    names = {f"HAYGATE_{key.upper()}": value for key, value in values.items()}
+    previous = {name: os.environ.get(name) for name in names}
+    for name, value in names.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    get_settings.cache_clear()
+    try:
+        yield get_settings()
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        get_settings.cache_clear()

@@ -72,7 +72,8 @@ async def test_stdio_client_on_real_docs(docs_slice: Path, haygate_env: Path) ->
         [tool] = [t for t in (await session.list_tools()).tools if t.name == "search_docs"]
         assert tool.output_schema is not None
         result = await session.call_tool(
-            "search_docs", {"query": "pipeline serialization", "version": "3.0", "section_path": "Serializing Pipelines"}
+            "search_docs",
+            {"query": "pipeline serialization", "version": "3.0", "section_path": "Serializing Pipelines"},
         )
         assert result.is_error is False
         results = result.structured_content["results"]

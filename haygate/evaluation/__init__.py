@@ -1,0 +1,1 @@
+"""Batch evaluation and tuning of the served pipelines on judged (BEIR-layout) datasets."""

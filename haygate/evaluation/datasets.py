@@ -1,0 +1,127 @@
+"""BEIR-layout datasets: `corpus.jsonl`, `queries.jsonl`, `qrels/<split>.tsv`.
+
+Everything is checked before any indexing starts, and every problem names the file and the line.
+"""
+
+import csv
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from components.errors import InvalidRequestError
+
+
+class DatasetError(InvalidRequestError):
+    """A dataset that cannot be evaluated; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    root: Path
+    split: str
+    queries: dict[str, str]  # judged queries only
+    qrels: dict[str, dict[str, int]]
+    corpus_size: int
+
+    @property
+    def name(self) -> str:
+        return self.root.name
+
+    @property
+    def corpus_path(self) -> Path:
+        return self.root / "corpus.jsonl"
+
+
+def load_dataset(root: Path, split: str) -> Dataset:
+    root = Path(root)
+    corpus_path, queries_path, qrels_path = (
+        root / "corpus.jsonl",
+        root / "queries.jsonl",
+        root / "qrels" / f"{split}.tsv",
+    )
+    if not root.is_dir():
+        raise DatasetError(f"{root}: not a dataset folder (expected corpus.jsonl, queries.jsonl, qrels/)")
+    for path in (corpus_path, queries_path, qrels_path):
+        if not path.exists():
+            available = sorted(p.stem for p in (root / "qrels").glob("*.tsv")) if (root / "qrels").is_dir() else []
+            hint = f"; splits available: {', '.join(available) or 'none'}" if path == qrels_path else ""
+            raise DatasetError(f"{path}: missing (BEIR layout: corpus.jsonl, queries.jsonl, qrels/<split>.tsv){hint}")
+    corpus_ids = _ids(corpus_path, need_text=True)
+    query_text = _queries(queries_path)
+    qrels = _qrels(qrels_path, set(query_text), corpus_ids)
+    if not qrels:
+        raise DatasetError(f"{qrels_path}: no judgments with a positive score")
+    return Dataset(root, split, {q: query_text[q] for q in qrels}, qrels, len(corpus_ids))
+
+
+def _records(path: Path) -> list[tuple[int, dict]]:
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise DatasetError(f"{path}:{number}: invalid JSON ({error.msg})") from None
+            if not isinstance(record, dict) or not str(record.get("_id", "")).strip():
+                raise DatasetError(f"{path}:{number}: a record needs a non-empty '_id'")
+            rows.append((number, record))
+    return rows
+
+
+def _ids(path: Path, need_text: bool) -> set[str]:
+    ids: set[str] = set()
+    for number, record in _records(path):
+        if need_text and not (str(record.get("text") or "").strip() or str(record.get("title") or "").strip()):
+            raise DatasetError(f"{path}:{number}: document '{record['_id']}' has neither title nor text")
+        ids.add(str(record["_id"]))
+    return ids
+
+
+def _queries(path: Path) -> dict[str, str]:
+    queries = {}
+    for number, record in _records(path):
+        text = str(record.get("text") or "").strip()
+        if not text:
+            raise DatasetError(f"{path}:{number}: query '{record['_id']}' has no text")
+        queries[str(record["_id"])] = text
+    return queries
+
+
+def _qrels(path: Path, query_ids: set[str], corpus_ids: set[str]) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.reader(handle, delimiter="\t")
+        header = next(reader, None)
+        if header is None or [h.strip() for h in header[:3]] != ["query-id", "corpus-id", "score"]:
+            raise DatasetError(f"{path}:1: expected the header 'query-id<TAB>corpus-id<TAB>score', got {header!r}")
+        for row in reader:
+            number = reader.line_num
+            if not row or not "".join(row).strip():
+                continue
+            if len(row) < 3:
+                raise DatasetError(f"{path}:{number}: expected 3 tab-separated columns, got {len(row)}")
+            query_id, corpus_id, score = row[0].strip(), row[1].strip(), row[2].strip()
+            if query_id not in query_ids:
+                raise DatasetError(
+                    f"{path}:{number}: query id '{query_id}' has judgments but no query in queries.jsonl"
+                )
+            if corpus_id not in corpus_ids:
+                raise DatasetError(f"{path}:{number}: corpus id '{corpus_id}' is not in corpus.jsonl")
+            try:
+                grade = int(float(score))
+            except ValueError:
+                raise DatasetError(f"{path}:{number}: score {score!r} is not a number") from None
+            if grade > 0:
+                qrels.setdefault(query_id, {})[corpus_id] = grade
+    return qrels
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

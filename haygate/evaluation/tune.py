@@ -1,0 +1,168 @@
+"""Grid search over pipeline parameters on one split, reusing one index; the best point becomes YAML.
+
+A grid is a YAML mapping `component.parameter -> [values]`, e.g.
+
+    retriever.rrf_k: [2, 10, 60]
+    retriever.weights: [{dense: 1.0, sparse: 1.0}, {dense: 1.0, sparse: 1.5}]
+"""
+
+import copy
+import itertools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from components.collections import close_all
+from components.errors import ConfigurationError
+from haygate.evaluation.datasets import Dataset
+from haygate.evaluation.runner import (
+    DEFAULT_METRICS,
+    check_metrics,
+    ensure_index,
+    load_variants,
+    run_variant,
+    score,
+)
+from haygate.settings import settings_override
+
+
+@dataclass(frozen=True)
+class GridPoint:
+    index: int
+    params: dict[str, Any]
+    metrics: dict[str, float]
+    latency: dict[str, float]
+    path: Path
+
+
+def load_grid(path: Path, pipeline: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every combination of the grid, after checking each key names a real component parameter."""
+    try:
+        grid = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as error:
+        raise ConfigurationError(f"{path}: cannot read grid: {error}") from None
+    if not isinstance(grid, dict) or not grid:
+        raise ConfigurationError(f"{path}: a grid is a mapping of component.parameter to a list of values")
+    for key, values in grid.items():
+        component, _, parameter = str(key).partition(".")
+        if component not in pipeline["components"] or not parameter:
+            known = ", ".join(pipeline["components"])
+            raise ConfigurationError(f"{path}: '{key}' must be component.parameter; components: {known}")
+        if not isinstance(values, list) or not values:
+            raise ConfigurationError(f"{path}: '{key}' needs a non-empty list of values")
+    keys = list(grid)
+    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(grid[k] for k in keys))]
+
+
+def apply_point(pipeline: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+    changed = copy.deepcopy(pipeline)
+    for key, value in params.items():
+        component, _, parameter = key.partition(".")
+        changed["components"][component].setdefault("init_parameters", {})[parameter] = value
+    return changed
+
+
+def tune(
+    dataset: Dataset,
+    pipeline_path: Path,
+    grid_path: Path,
+    out: Path,
+    objective: str = "ndcg@10",
+    validate: Dataset | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    metrics = check_metrics([*DEFAULT_METRICS, objective])
+    base = yaml.safe_load(Path(pipeline_path).read_text())
+    points = load_grid(grid_path, base)
+    out.mkdir(parents=True, exist_ok=True)
+    point_dir = out / "points"
+    point_dir.mkdir(exist_ok=True)
+    paths = []
+    for number, params in enumerate(points):
+        path = point_dir / f"point-{number:03d}.yaml"
+        path.write_text(yaml.safe_dump(apply_point(base, params), sort_keys=False))
+        paths.append(path)
+    variants = load_variants([Path(pipeline_path), *paths])  # every point is checked before indexing
+    folder = ensure_index(dataset, progress=progress)
+    results: list[GridPoint] = []
+    default: dict[str, float] = {}
+    with settings_override(data_dir=str(folder), qdrant_url=None):
+        try:
+            for number, (_, path, pipeline) in enumerate(variants):
+                result = run_variant(path.stem, path, pipeline, dataset, progress=progress)
+                score(result, dataset, metrics)
+                if number == 0:
+                    default = result.metrics
+                    continue
+                results.append(GridPoint(number - 1, points[number - 1], result.metrics, result.latency, path))
+        finally:
+            close_all()
+    ranked = sorted(results, key=lambda p: -p.metrics[objective])
+    best = ranked[0]
+    best_yaml = out / f"{Path(pipeline_path).stem}_tuned.yaml"
+    header = (
+        f"# Tuned by `haygate tune` on {dataset.name}/{dataset.split} for {objective}: "
+        f"{best.metrics[objective]:.4f} (default {default[objective]:.4f}).\n# Parameters: {json.dumps(best.params)}\n"
+    )
+    best_yaml.write_text(header + best.path.read_text())
+    summary: dict[str, Any] = {
+        "dataset": dataset.name,
+        "split": dataset.split,
+        "objective": objective,
+        "default": {"pipeline": str(pipeline_path), "metrics": default},
+        "best": {"params": best.params, "metrics": best.metrics, "pipeline": str(best_yaml)},
+        "points": [
+            {"rank": r, "params": p.params, "metrics": p.metrics, "latency_ms": p.latency}
+            for r, p in enumerate(ranked, start=1)
+        ],
+    }
+    if validate is not None:
+        summary["validation"] = _validate(validate, Path(pipeline_path), best_yaml, metrics, progress)
+    (out / "tune.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (out / "tune.md").write_text(_markdown(summary, metrics))
+    return summary
+
+
+def _validate(dataset: Dataset, default: Path, best: Path, metrics: list[str], progress: bool) -> dict[str, Any]:
+    """The default and the best point on a second split: a gain that vanishes here was overfitting."""
+    variants = load_variants([default, best])
+    folder = ensure_index(dataset, progress=progress)
+    report: dict[str, Any] = {"split": dataset.split}
+    with settings_override(data_dir=str(folder), qdrant_url=None):
+        try:
+            for label, (_, path, pipeline) in zip(("default", "best"), variants, strict=True):
+                result = run_variant(path.stem, path, pipeline, dataset, progress=progress)
+                score(result, dataset, metrics)
+                report[label] = result.metrics
+        finally:
+            close_all()
+    return report
+
+
+def _markdown(summary: dict[str, Any], metrics: list[str]) -> str:
+    objective = summary["objective"]
+    lines = [
+        f"# Tuning on {summary['dataset']} ({summary['split']}), objective {objective}",
+        "",
+        f"Default: {summary['default']['metrics'][objective]:.4f}. "
+        f"Best: {summary['best']['metrics'][objective]:.4f} with `{json.dumps(summary['best']['params'])}`.",
+        "",
+        "| rank | parameters | " + " | ".join(metrics) + " | p50 ms |",
+        "|---" * (len(metrics) + 3) + "|",
+    ]
+    for point in summary["points"]:
+        cells = " | ".join(f"{point['metrics'][m]:.4f}" for m in metrics)
+        lines.append(
+            f"| {point['rank']} | `{json.dumps(point['params'])}` | {cells} | {point['latency_ms']['p50']:.1f} |"
+        )
+    if "validation" in summary:
+        v = summary["validation"]
+        lines += [
+            "",
+            f"Validation split `{v['split']}`: default {v['default'][objective]:.4f}, "
+            f"best {v['best'][objective]:.4f} ({v['best'][objective] - v['default'][objective]:+.4f}).",
+        ]
+    return "\n".join(lines) + "\n"
