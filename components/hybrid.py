@@ -32,6 +32,10 @@ class HybridQuery:
     fusion: Fusion = "rrf"
     rrf_k: int = 60
     weights: dict[str, float] = field(default_factory=dict)
+    payload_fields: tuple[str, ...] | None = None  # None: the whole payload; else only these paths (and id)
+
+    def payload_selector(self) -> list[str] | bool:
+        return True if self.payload_fields is None else sorted({"id", *self.payload_fields})
 
     def sources(self) -> list[str]:
         """Names of the ranked lists this query fuses, in a fixed order."""
@@ -79,6 +83,19 @@ class Hit:
     @property
     def document(self) -> Document:
         return self.to_document()
+
+
+def stable_order(hits: list[Hit]) -> list[Hit]:
+    """Fused scores tie often (rank 3 in one list scores as rank 3 in the other), and Qdrant returns tied
+    points in no fixed order. Break ties by the best single-source rank, then by id, so a query always
+    returns the same list.
+    """
+
+    def key(hit: Hit) -> tuple[float, int, str]:
+        best = min((r for r in hit.ranks.values() if r is not None), default=1 << 30)
+        return (-hit.fused_score, best, str(hit.payload.get("id", "")))
+
+    return sorted(hits, key=key)
 
 
 def normalized_score(fused: float, query: HybridQuery, n_sources: int) -> float:

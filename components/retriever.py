@@ -30,6 +30,7 @@ class HybridRetriever:
         use_sparse: bool = True,
         text_fields: list[str] | None = None,
         min_score: float | None = None,
+        payload_fields: list[str] | None = None,
     ) -> None:
         """
         :param collection: collection name (a schema in configs/collections/).
@@ -39,6 +40,8 @@ class HybridRetriever:
         :param weights: per-source weight: `dense`, `sparse`, `text:<field>`.
         :param text_fields: payload fields whose native BM25 text index joins the fusion.
         :param min_score: drop hits whose normalised fused score is below this (0..1).
+        :param payload_fields: fetch only these payload paths (e.g. `meta.record_id`) when the rest of the
+            pipeline needs nothing else; None fetches whole documents.
         """
         if fusion not in ("rrf", "dbsf"):
             msg = f"fusion must be 'rrf' or 'dbsf', got {fusion!r}"
@@ -59,6 +62,7 @@ class HybridRetriever:
         self.use_sparse = use_sparse
         self.text_fields = list(text_fields or [])
         self.min_score = min_score
+        self.payload_fields = list(payload_fields) if payload_fields is not None else None
         self._store: Any = None
         self._allowed_fields: set[str] = set()
 
@@ -75,6 +79,7 @@ class HybridRetriever:
             use_sparse=self.use_sparse,
             text_fields=self.text_fields,
             min_score=self.min_score,
+            payload_fields=self.payload_fields,
         )
 
     @classmethod
@@ -124,6 +129,7 @@ class HybridRetriever:
             fusion=self.fusion,
             rrf_k=rrf_k if rrf_k is not None else self.rrf_k,
             weights=self.weights,
+            payload_fields=tuple(self.payload_fields) if self.payload_fields is not None else None,
         )
         threshold = min_score if min_score is not None else self.min_score
         documents = []

@@ -22,6 +22,7 @@ from components.hybrid import (
     Hit,
     HybridQuery,
     normalized_score,
+    stable_order,
 )
 
 _FIELD_SCHEMAS = {
@@ -107,7 +108,7 @@ class QdrantServerStore(QdrantDocumentStore):
                 using=scorers[name][1],
                 filter=condition,
                 limit=query.prefetch_limit,
-                with_payload=["id"],
+                with_payload=False,
             )
             for name in sources
         ]
@@ -117,7 +118,7 @@ class QdrantServerStore(QdrantDocumentStore):
                 using=scorers[sources[0]][1],
                 filter=condition,
                 limit=query.limit,
-                with_payload=True,
+                with_payload=query.payload_selector(),
             )
         else:
             fusion: Any = (
@@ -134,20 +135,22 @@ class QdrantServerStore(QdrantDocumentStore):
                 ],
                 query=fusion,
                 limit=query.limit,
-                with_payload=True,
+                with_payload=query.payload_selector(),
             )
         responses = self._client.query_batch_points(self.index, requests=[fused_request, *singles])
         fused, ranked = responses[0].points, [r.points for r in responses[1:]]
         rank_of = [{str(p.id): rank for rank, p in enumerate(points, start=1)} for points in ranked]
-        return [
-            Hit(
-                payload=point.payload or {},
-                fused_score=point.score,
-                score=normalized_score(point.score, query, len(sources)),
-                ranks={name: rank_of[i].get(str(point.id)) for i, name in enumerate(sources)},
-            )
-            for point in fused
-        ]
+        return stable_order(
+            [
+                Hit(
+                    payload=point.payload or {},
+                    fused_score=point.score,
+                    score=normalized_score(point.score, query, len(sources)),
+                    ranks={name: rank_of[i].get(str(point.id)) for i, name in enumerate(sources)},
+                )
+                for point in fused
+            ]
+        )
 
     def _scorer(self, source: str, query: HybridQuery) -> tuple[Any, str]:
         if source == DENSE:

@@ -31,6 +31,7 @@ from components.hybrid import (
     HybridQuery,
     normalized_score,
     payload_from_document,
+    stable_order,
 )
 
 logger = logging.getLogger(__name__)
@@ -280,7 +281,7 @@ class EdgeDocumentStore:
         ]
         if len(sources) == 1:
             fused_request = qe.QueryRequest(
-                limit=query.limit, query=scorers[sources[0]], filter=condition, with_payload=True
+                limit=query.limit, query=scorers[sources[0]], filter=condition, with_payload=query.payload_selector()
             )
         else:
             fusion: Any = (
@@ -292,7 +293,7 @@ class EdgeDocumentStore:
                     qe.Prefetch(limit=query.prefetch_limit, query=scorers[name], filter=condition) for name in sources
                 ],
                 query=fusion,
-                with_payload=True,
+                with_payload=query.payload_selector(),
             )
         fused, *ranked = self.shard.query_batch(qe.QueryBatchRequest([fused_request, *singles]))
         rank_of = [{p.id: rank for rank, p in enumerate(points, start=1)} for points in ranked]
@@ -307,7 +308,7 @@ class EdgeDocumentStore:
                     ranks=ranks,
                 )
             )
-        return hits
+        return stable_order(hits)
 
     def _scorer(self, source: str, query: HybridQuery) -> Any:
         if source == DENSE:

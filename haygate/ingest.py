@@ -47,6 +47,7 @@ def ingest_files(
     files: Iterable[Path],
     progress: bool = True,
     pipeline: Pipeline | None = None,
+    batch_records: int = BATCH_RECORDS,
 ) -> IngestReport:
     schema = schema_for(collection)
     paths = list(files)
@@ -55,7 +56,7 @@ def ingest_files(
     report = IngestReport(collection)
     total = sum(_count_lines(p) for p in paths)
     with tqdm(total=total, unit="rec", desc=f"ingest {collection}", disable=not progress) as bar:
-        for batch in _batches(_all_records(paths), BATCH_RECORDS):
+        for batch in _batches(_all_records(paths), batch_records):
             documents = _map_batch(batch, schema, report)
             bar.update(len(batch))
             fresh = _changed_only(store, documents, report)

@@ -165,6 +165,7 @@ class TestHybridRetriever:
                 "use_sparse": True,
                 "text_fields": [],
                 "min_score": None,
+                "payload_fields": None,
             },
         }
 
