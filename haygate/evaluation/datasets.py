@@ -6,10 +6,13 @@ Everything is checked before any indexing starts, and every problem names the fi
 import csv
 import hashlib
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 from components.errors import InvalidRequestError
+
+logger = logging.getLogger(__name__)
 
 
 class DatasetError(InvalidRequestError):
@@ -23,6 +26,7 @@ class Dataset:
     queries: dict[str, str]  # judged queries only
     qrels: dict[str, dict[str, int]]
     corpus_size: int
+    empty_documents: tuple[str, ...] = ()  # real corpora have some (Cranfield): kept unretrievable, not fatal
 
     @property
     def name(self) -> str:
@@ -47,12 +51,19 @@ def load_dataset(root: Path, split: str) -> Dataset:
             available = sorted(p.stem for p in (root / "qrels").glob("*.tsv")) if (root / "qrels").is_dir() else []
             hint = f"; splits available: {', '.join(available) or 'none'}" if path == qrels_path else ""
             raise DatasetError(f"{path}: missing (BEIR layout: corpus.jsonl, queries.jsonl, qrels/<split>.tsv){hint}")
-    corpus_ids = _ids(corpus_path, need_text=True)
+    corpus_ids, empty = _corpus_ids(corpus_path)
     query_text = _queries(queries_path)
     qrels = _qrels(qrels_path, set(query_text), corpus_ids)
     if not qrels:
         raise DatasetError(f"{qrels_path}: no judgments with a positive score")
-    return Dataset(root, split, {q: query_text[q] for q in qrels}, qrels, len(corpus_ids))
+    if empty:
+        logger.warning(
+            "%s: %d documents have neither title nor text (e.g. '%s'); they cannot be retrieved",
+            corpus_path,
+            len(empty),
+            empty[0],
+        )
+    return Dataset(root, split, {q: query_text[q] for q in qrels}, qrels, len(corpus_ids), tuple(empty))
 
 
 def _records(path: Path) -> list[tuple[int, dict]]:
@@ -71,13 +82,14 @@ def _records(path: Path) -> list[tuple[int, dict]]:
     return rows
 
 
-def _ids(path: Path, need_text: bool) -> set[str]:
+def _corpus_ids(path: Path) -> tuple[set[str], list[str]]:
     ids: set[str] = set()
-    for number, record in _records(path):
-        if need_text and not (str(record.get("text") or "").strip() or str(record.get("title") or "").strip()):
-            raise DatasetError(f"{path}:{number}: document '{record['_id']}' has neither title nor text")
+    empty: list[str] = []
+    for _, record in _records(path):
         ids.add(str(record["_id"]))
-    return ids
+        if not (str(record.get("text") or "").strip() or str(record.get("title") or "").strip()):
+            empty.append(str(record["_id"]))
+    return ids, empty
 
 
 def _queries(path: Path) -> dict[str, str]:

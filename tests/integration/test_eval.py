@@ -115,6 +115,11 @@ def test_bad_datasets_name_file_and_line(tmp_path: Path, breakage, fragment: str
         load_dataset(dataset, "train")
 
 
+def test_empty_documents_are_reported_not_fatal() -> None:
+    dataset = load_dataset(TINY, "train")
+    assert dataset.empty_documents == ("d25",) and dataset.corpus_size == 25
+
+
 def test_unknown_split_lists_available(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match="splits available: test, train"):
         load_dataset(TINY, "dev")
