@@ -3,37 +3,24 @@
 import haygate._env  # noqa: F401  (offline defaults before anything reads the environment)
 
 # isort: split
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from components.collections import close_all
-from haygate.settings import get_settings
+from haygate.settings import settings_override
 
 PROJECT = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT.parent / "shared" / "data"
 
 
-def _set_env(values: dict[str, str | None]) -> dict[str, str | None]:
-    previous = {k: os.environ.get(k) for k in values}
-    for key, value in values.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
-    get_settings.cache_clear()
-    return previous
-
-
 @pytest.fixture
 def haygate_env(tmp_path: Path) -> Iterator[Path]:
     """A fresh, empty data dir for one test (stores opened in it are closed afterwards)."""
-    previous = _set_env({"HAYGATE_DATA_DIR": str(tmp_path / "data"), "HAYGATE_QDRANT_URL": None})
-    yield tmp_path / "data"
-    close_all()
-    _set_env(previous)
+    with settings_override(data_dir=str(tmp_path / "data"), qdrant_url=None):
+        yield tmp_path / "data"
+        close_all()
 
 
 @pytest.fixture(scope="session")
@@ -42,22 +29,20 @@ def samples_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     from haygate.ingest import ingest_files, sample_files
 
     data_dir = tmp_path_factory.mktemp("samples") / "data"
-    previous = _set_env({"HAYGATE_DATA_DIR": str(data_dir), "HAYGATE_QDRANT_URL": None})
-    for collection, files in sample_files().items():
-        report = ingest_files(collection, files, progress=False)
-        assert not report.errors, report.errors
-    close_all()
-    _set_env(previous)
+    with settings_override(data_dir=str(data_dir), qdrant_url=None):
+        for collection, files in sample_files().items():
+            report = ingest_files(collection, files, progress=False)
+            assert not report.errors, report.errors
+        close_all()
     yield data_dir
 
 
 @pytest.fixture
 def samples_env(samples_dir: Path) -> Iterator[Path]:
     """Settings pointing at the ingested samples for one test."""
-    previous = _set_env({"HAYGATE_DATA_DIR": str(samples_dir), "HAYGATE_QDRANT_URL": None})
-    yield samples_dir
-    close_all()
-    _set_env(previous)
+    with settings_override(data_dir=str(samples_dir), qdrant_url=None):
+        yield samples_dir
+        close_all()
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 qdrant-client's local mode speaks the server API, so it stands in for a Qdrant server here.
 """
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,22 +13,16 @@ from components.collections import close_all, open_collection
 from components.server_store import QdrantServerStore
 from haygate.gateway import Gateway
 from haygate.ingest import ingest_files, sample_files
-from haygate.settings import get_settings
+from haygate.settings import settings_override
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
 def server_env(tmp_path: Path) -> Iterator[Path]:
-    previous = os.environ.get("HAYGATE_QDRANT_URL")
-    os.environ["HAYGATE_QDRANT_URL"] = f"local:{tmp_path / 'qdrant'}"
-    get_settings.cache_clear()
-    yield tmp_path / "qdrant"
-    close_all()
-    os.environ.pop("HAYGATE_QDRANT_URL")
-    if previous is not None:
-        os.environ["HAYGATE_QDRANT_URL"] = previous
-    get_settings.cache_clear()
+    with settings_override(qdrant_url=f"local:{tmp_path / 'qdrant'}"):
+        yield tmp_path / "qdrant"
+        close_all()
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")

@@ -1,8 +1,8 @@
 """The ranker inside search_docs: a configured cross-encoder reranks; a broken one stops the server."""
 
-import os
 import shutil
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -12,7 +12,7 @@ from components.collections import close_all
 from components.errors import ConfigurationError
 from haygate.cli import main
 from haygate.gateway import Gateway
-from haygate.settings import get_settings
+from haygate.settings import settings_override
 
 pytestmark = pytest.mark.integration
 PROJECT = Path(__file__).resolve().parents[2]
@@ -30,16 +30,12 @@ def home_with_model(tmp_path: Path, samples_dir: Path) -> Iterator[callable]:  #
         pipeline = yaml.safe_load(path.read_text())
         pipeline["components"]["ranker"]["init_parameters"]["model"] = model
         path.write_text(yaml.safe_dump(pipeline))
-        os.environ["HAYGATE_HOME"] = str(home)
-        os.environ["HAYGATE_DATA_DIR"] = str(samples_dir)
-        get_settings.cache_clear()
+        stack.enter_context(settings_override(home=str(home), data_dir=str(samples_dir)))
         return home
 
-    yield make
-    close_all()
-    os.environ.pop("HAYGATE_HOME", None)
-    os.environ.pop("HAYGATE_DATA_DIR", None)
-    get_settings.cache_clear()
+    with ExitStack() as stack:
+        yield make
+        close_all()
 
 
 def test_configured_cross_encoder_reranks(home_with_model, tiny_cross_encoder: Path) -> None:  # type: ignore[no-untyped-def]
