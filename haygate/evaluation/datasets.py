@@ -5,12 +5,12 @@ Everything is checked before any indexing starts, and every problem names the fi
 
 import csv
 import hashlib
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 from components.errors import InvalidRequestError
+from haygate.records import read_records
 
 logger = logging.getLogger(__name__)
 
@@ -67,18 +67,14 @@ def load_dataset(root: Path, split: str) -> Dataset:
 
 
 def _records(path: Path) -> list[tuple[int, dict]]:
+    """JSONL through the ingest reader (one parser for the project), but here the first bad line is fatal."""
     rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise DatasetError(f"{path}:{number}: invalid JSON ({error.msg})") from None
-            if not isinstance(record, dict) or not str(record.get("_id", "")).strip():
-                raise DatasetError(f"{path}:{number}: a record needs a non-empty '_id'")
-            rows.append((number, record))
+    for record in read_records(path):
+        if record.error or record.data is None:
+            raise DatasetError(f"{path}:{record.line}: {record.error}")
+        if not str(record.data.get("_id", "")).strip():
+            raise DatasetError(f"{path}:{record.line}: a record needs a non-empty '_id'")
+        rows.append((record.line, record.data))
     return rows
 
 
