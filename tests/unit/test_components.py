@@ -3,9 +3,11 @@
 from pathlib import Path
 
 import pytest
+import qdrant_edge as qe
 from haystack import Document
 from haystack.dataclasses import SparseEmbedding
 
+import components.embedders as embeddings_module
 from components.embedders import (
     Bm25SparseDocumentEmbedder,
     Bm25SparseTextEmbedder,
@@ -111,6 +113,18 @@ class TestEmbedders:
         assert len(query) == 384 and len(docs[0].embedding) == 384
         assert text.model == "sentence-transformers/all-MiniLM-L6-v2"  # the id survives warm-up
 
+    def test_query_vectors_kept_beside_an_index_are_reused(self, tmp_path: Path) -> None:
+        embedder = DenseTextEmbedder()
+        queries = ["what is a pipeline", "hybrid retrieval with qdrant"]
+        embedder.prefill_from_file(queries, tmp_path)
+        [saved] = list(tmp_path.glob("query-embeddings-*.npy"))
+        expected = embedder.run(queries[1])["embedding"]
+        embeddings_module._QUERY_CACHE.clear()
+        embedder.prefill_from_file(queries, tmp_path)  # served from the file: the cache is full again
+        assert embedder._cache_key(queries[1]) in embeddings_module._QUERY_CACHE
+        assert embedder.run(queries[1])["embedding"] == pytest.approx(expected, abs=1e-6)
+        assert list(tmp_path.glob("query-embeddings-*.npy")) == [saved]
+
     def test_missing_model_fails_with_configuration_error(self, tmp_path: Path) -> None:
         with pytest.raises(ConfigurationError, match="cannot load embedding model"):
             DenseTextEmbedder(model=str(tmp_path / "missing")).warm_up()
@@ -142,6 +156,25 @@ class TestEmbedders:
         )["documents"]
         assert query.values == [1.0, 1.0]
         assert set(query.indices) <= set(doc.sparse_embedding.indices)  # stemming + ASCII folding on both sides
+
+    def test_bm25_document_weights_equal_qdrants(self) -> None:
+        texts = ["Borders and borders of the border town", "A short cafe", "Résumé of a café with borders " * 5]
+        documents = [Document(content=t) for t in texts]
+        ours = Bm25SparseDocumentEmbedder(k=1.3, b=0.6, avg_len=7.0).run(documents)["documents"]
+        model = qe.Bm25(qe.Bm25Config(k=1.3, b=0.6, avg_len=7.0, language="english", ascii_folding=True))
+        for text, document in zip(texts, ours, strict=True):
+            reference = model.embed_document(text)
+            assert document.sparse_embedding is not None
+            got = dict(zip(document.sparse_embedding.indices, document.sparse_embedding.values, strict=True))
+            assert got == pytest.approx(dict(zip(reference.indices, reference.values, strict=True)), rel=1e-5)
+
+    def test_bm25_auto_avg_len_is_the_mean_document_length(self) -> None:
+        documents = [Document(content="border " * 3), Document(content="border town " * 4)]  # 3 and 8 tokens
+        auto = Bm25SparseDocumentEmbedder(avg_len="auto").run(documents)["documents"]
+        fixed = Bm25SparseDocumentEmbedder(avg_len=5.5).run(documents)["documents"]
+        assert [d.sparse_embedding for d in auto] == [d.sparse_embedding for d in fixed]
+        with pytest.raises(ValueError, match="avg_len"):
+            Bm25SparseDocumentEmbedder(avg_len="mean")  # type: ignore[arg-type]
 
 
 class TestHybridRetriever:
