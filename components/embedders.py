@@ -153,6 +153,7 @@ class DenseTextEmbedder(SentenceTransformersTextEmbedder):
 
     def embed_many(self, texts: list[str], cache: bool = True) -> np.ndarray:
         """Unit-length embeddings, one row per text, batched; `cache` also serves and keeps them in the LRU."""
+        rows: Any
         if not cache:
             if self.embedding_backend is None:
                 self.warm_up()
@@ -276,10 +277,11 @@ class Bm25SparseDocumentEmbedder(_Bm25Settings):
     def run(self, documents: list[Document]) -> dict[str, Any]:
         counts = [self.term_counts(document) for document in documents]
         lengths = [sum(tf.values()) for tf in counts]
-        avg_len = self.avg_len
-        if avg_len == "auto":
+        if self.avg_len == "auto":
             # BM25's avgdl is a corpus statistic: exact when the whole corpus is one run (eval indexes).
             avg_len = max(sum(lengths) / len(lengths), 1.0) if lengths else 1.0
+        else:
+            avg_len = float(self.avg_len)
         embedded = []
         for document, tf, length in zip(documents, counts, lengths, strict=True):
             norm = self.k * (1 - self.b + self.b * length / avg_len)

@@ -42,7 +42,7 @@ class ResponseFormatter:
         :param fields: output field -> document path.
         :param results_key: name of the result list in the envelope.
         :param metadata: which metadata keys to include (query, filters, result_count, reranked, message).
-        :param no_results_message: message when nothing matched and no filter was applied.
+        :param no_results_message: the tool's own message when nothing matched (the collection is not empty).
         """
         unknown = set(metadata or []) - _KNOWN_METADATA
         if unknown:
@@ -100,9 +100,11 @@ class ResponseFormatter:
                 f"Collection '{self.collection}' is empty. Ingest data first: "
                 f"`haygate ingest {self.collection} FILE...` (or `haygate ingest --samples`)."
             )
+        if self.no_results_message:
+            return self.no_results_message
         if filters:
             applied = ", ".join(f"{k}={v!r}" for k, v in filters.items())
             return (
                 f"No results for '{query}' with filters {applied}. Relax or remove {', '.join(filters)} and try again."
             )
-        return self.no_results_message or f"No results for '{query}'. Try other or fewer words."
+        return f"No results for '{query}'. Try other or fewer words."

@@ -8,12 +8,24 @@ tenant condition) are ANDed in last, so no argument can widen them.
 from typing import Any
 
 from haystack import component, default_from_dict, default_to_dict
+from jinja2 import TemplateSyntaxError
+from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from components.errors import ConfigurationError, InvalidRequestError
 from components.text import slug_path
 
 _TRANSFORMS = {"slug_path": slug_path, "lower": str.lower, "strip": str.strip}
+
+
+def join_and(items: list[Any] | None) -> str:
+    """["a", "b", "c"] -> "a, b and c" for query templates."""
+    words = [str(i) for i in items or []]
+    return " and ".join(words) if len(words) <= 2 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+_JINJA = SandboxedEnvironment(autoescape=False)
+_JINJA.filters["join_and"] = join_and
 _OPERATORS = ("==", "!=", ">", ">=", "<", "<=", "in", "not in")
 
 
@@ -44,8 +56,8 @@ class QueryBuilder:
         :param filters: argument name -> FilterRule (`field`, `operator`, `transform`, `ignore`).
         :param settings: output name (`rrf_k`, `min_score`) -> argument name.
         :param fixed_filters: Haystack conditions always applied; callers cannot remove them.
-        :param query_template: optional `str.format` template over the arguments, for tools whose query text
-            is composed from structured arguments.
+        :param query_template: optional Jinja2 template (sandboxed) over the arguments, for tools whose query
+            text is composed from structured arguments; `join_and` joins a list as "a, b and c".
         """
         self.query_argument = query_argument
         self.top_k_argument = top_k_argument
@@ -53,6 +65,13 @@ class QueryBuilder:
         self.settings = dict(settings or {})
         self.fixed_filters = list(fixed_filters or [])
         self.query_template = query_template
+        self._template = None
+        if query_template:
+            try:
+                self._template = _JINJA.from_string(query_template)
+            except TemplateSyntaxError as error:
+                msg = f"query_template: {error.message} at line {error.lineno}"
+                raise ConfigurationError(msg) from error
         try:
             self._rules = {name: FilterRule.model_validate(rule) for name, rule in self.filters.items()}
         except ValidationError as error:
@@ -92,6 +111,7 @@ class QueryBuilder:
         top_k=int | None,
         rrf_k=int | None,
         min_score=float | None,
+        arguments=dict[str, Any],
     )
     def run(self, arguments: dict[str, Any], server_filters: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """
@@ -120,11 +140,12 @@ class QueryBuilder:
             "top_k": top_k,
             "rrf_k": arguments.get(self.settings["rrf_k"]) if "rrf_k" in self.settings else None,
             "min_score": arguments.get(self.settings["min_score"]) if "min_score" in self.settings else None,
+            "arguments": arguments,
         }
 
     def _query_text(self, arguments: dict[str, Any]) -> str:
-        if self.query_template:
-            return self.query_template.format(**arguments).strip()
+        if self._template is not None:
+            return " ".join(self._template.render(**arguments).split())
         text = arguments.get(self.query_argument)
         if not isinstance(text, str) or not text.strip():
             msg = f"'{self.query_argument}' must be a non-empty string"

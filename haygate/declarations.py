@@ -6,7 +6,7 @@ JSON schema MCP clients and OpenAPI see. Adding a tool is writing one of these f
 """
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
@@ -47,6 +47,9 @@ class ParameterSpec(BaseModel):
     items: ParamType | None = Field(default=None, description="Item type of an array parameter.")
     min_items: int | None = None
     max_items: int | None = None
+    item_enum: list[Any] | None = Field(default=None, description="Allowed values of each array item.")
+    item_min_length: int | None = Field(default=None, description="Shortest string array item.")
+    item_max_length: int | None = Field(default=None, description="Longest string array item.")
 
 
 class ToolDeclaration(BaseModel):
@@ -104,8 +107,12 @@ def _annotation(spec: ParameterSpec) -> Any:
     if spec.enum is not None:
         return Literal[tuple(spec.enum)]
     if spec.type == "array":
-        item = _SCALARS[spec.items or "string"]
-        return list[item]  # type: ignore[valid-type]
+        item: Any = _SCALARS[spec.items or "string"]
+        if spec.item_enum is not None:
+            item = Literal[tuple(spec.item_enum)]
+        elif spec.item_min_length is not None or spec.item_max_length is not None:
+            item = Annotated[item, Field(min_length=spec.item_min_length, max_length=spec.item_max_length)]
+        return list[item]
     return _SCALARS[spec.type]
 
 

@@ -33,13 +33,15 @@ def validation_details(error: ValidationError, declaration: ToolDeclaration) -> 
     for problem in error.errors(include_url=False, include_input=False):
         name = str(problem["loc"][0]) if problem["loc"] else ""
         entry: dict[str, Any] = {"field": name, "problem": problem["type"], "message": problem["msg"]}
+        if len(problem["loc"]) > 1:
+            entry["location"] = ".".join(str(part) for part in problem["loc"])  # e.g. required_skills.1
         spec = declaration.parameters.get(name)
         if problem["type"] == "extra_forbidden":
             entry["message"] = f"unknown parameter; allowed: {', '.join(declaration.parameters)}"
         elif spec is not None:
             entry["expected"] = spec.type if spec.type != "array" else f"array of {spec.items or 'string'}"
-            if spec.enum is not None:
-                entry["allowed"] = spec.enum
+            if spec.enum is not None or spec.item_enum is not None:
+                entry["allowed"] = spec.enum if spec.enum is not None else spec.item_enum
             if spec.minimum is not None:
                 entry["minimum"] = spec.minimum
             if spec.maximum is not None:

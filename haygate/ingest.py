@@ -15,6 +15,7 @@ from haystack import Document, Pipeline
 from tqdm import tqdm
 
 from components.collections import CollectionSchema, open_collection, schema_for
+from components.errors import ConfigurationError
 from haygate.loader import load_pipeline
 from haygate.records import RecordError, SourceRecord, read_records, to_documents
 from haygate.settings import get_settings
@@ -42,6 +43,16 @@ def indexing_pipeline(schema: CollectionSchema) -> Pipeline:
     return load_pipeline(get_settings().home / "pipelines" / schema.indexing)
 
 
+def entry_component(pipeline: Pipeline) -> str:
+    """The one component whose `documents` input nothing feeds: where mapped records enter."""
+    open_inputs = pipeline.inputs()
+    entries = [name for name, sockets in open_inputs.items() if "documents" in sockets]
+    if len(entries) != 1:
+        msg = f"an indexing pipeline needs exactly one component with an open 'documents' input, found {entries}"
+        raise ConfigurationError(msg)
+    return entries[0]
+
+
 def ingest_files(
     collection: str,
     files: Iterable[Path],
@@ -52,6 +63,7 @@ def ingest_files(
     schema = schema_for(collection)
     paths = list(files)
     pipeline = pipeline or indexing_pipeline(schema)
+    entry = entry_component(pipeline)
     store = open_collection(collection)
     report = IngestReport(collection)
     total = sum(_count_lines(p) for p in paths)
@@ -61,7 +73,7 @@ def ingest_files(
             bar.update(len(batch))
             fresh = _changed_only(store, documents, report)
             if fresh:
-                pipeline.run({"dense_embedder": {"documents": fresh}, "writer": {"collection": collection}})
+                pipeline.run({entry: {"documents": fresh}, "writer": {"collection": collection}})
         bar.total = report.records  # the line count was an estimate (Markdown sections, blank lines)
         bar.refresh()
     if report.written and hasattr(store, "optimize"):

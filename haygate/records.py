@@ -5,6 +5,7 @@ ones still land.
 """
 
 import csv
+import datetime as dt
 import hashlib
 import json
 import re
@@ -17,7 +18,9 @@ import yaml
 from haystack import Document
 
 from components.collections import CollectionSchema
+from components.skills import SkillVocabulary, cv_profile
 from components.text import content_type, path_prefixes, slug_path
+from haygate.settings import get_settings
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -159,10 +162,23 @@ def _derive_content_type(record: dict[str, Any], meta: dict[str, Any], text: str
     meta["content_type"] = content_type(text)
 
 
+def _derive_cv_profile(record: dict[str, Any], meta: dict[str, Any], text: str) -> None:
+    """Skills (via configs/skills.yaml), years of experience and level; "Present" means the record's
+    `as_of` date when it has one, else today."""
+    vocabulary = SkillVocabulary.load(get_settings().home / "configs" / "skills.yaml")
+    as_of = record.get("as_of")
+    try:
+        reference = dt.date.fromisoformat(str(as_of)[:10]) if as_of else dt.date.today()
+    except ValueError as error:
+        raise RecordError(f"as_of must be an ISO date, got {as_of!r}") from error
+    meta.update(cv_profile(text, vocabulary, reference).as_meta())
+
+
 DERIVATIONS: dict[str, Derivation] = {
     "source_name": _derive_source_name,
     "section_path": _derive_section_path,
     "content_type": _derive_content_type,
+    "cv_profile": _derive_cv_profile,
 }
 
 

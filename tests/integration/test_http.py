@@ -4,6 +4,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -17,11 +18,15 @@ from server import build_http_app, build_mcp
 pytestmark = pytest.mark.integration
 
 TOKEN = "test-token-123"
-QUERIES: list[dict[str, Any]] = [
-    {"query": "reciprocal rank fusion rrf_k", "max_results": 5},
-    {"query": "bearer token", "version": "1.1"},
-    {"query": "filters", "section_path": "filters", "content_type": "code", "max_results": 3},
-    {"query": "nothing matches this", "version": "0.0"},
+DECLARED_TOOLS = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "configs" / "tools").glob("*.yaml"))
+QUERIES: list[tuple[str, dict[str, Any]]] = [
+    ("search_docs", {"query": "reciprocal rank fusion rrf_k", "max_results": 5}),
+    ("search_docs", {"query": "bearer token", "version": "1.1"}),
+    ("search_docs", {"query": "filters", "section_path": "filters", "content_type": "code", "max_results": 3}),
+    ("search_docs", {"query": "nothing matches this", "version": "0.0"}),
+    ("search_by_skills", {"required_skills": ["Kubernetes"], "preferred_skills": ["Terraform"], "top_k": 10}),
+    ("search_by_skills", {"required_skills": ["Python", "Machine Learning"], "experience_level": "junior"}),
+    ("search_by_skills", {"required_skills": ["NonexistentSkill123"]}),
 ]
 
 
@@ -57,12 +62,11 @@ def secured_url(gateway: Gateway) -> Iterator[str]:
 
 async def test_rest_matches_mcp(gateway: Gateway, base_url: str) -> None:
     async with Client(build_mcp(gateway)) as client, httpx.AsyncClient(base_url=base_url, timeout=60) as http:
-        for arguments in QUERIES:
-            mcp_result = (await client.call_tool("search_docs", arguments)).structured_content
-            response = await http.post("/api/tools/search_docs", json=arguments)
+        for tool, arguments in QUERIES:
+            mcp_result = (await client.call_tool(tool, arguments)).structured_content
+            response = await http.post(f"/api/tools/{tool}", json=arguments)
             assert response.status_code == 200
             rest_result = response.json()
-            assert [r["id"] for r in rest_result["results"]] == [r["id"] for r in mcp_result["results"]]
             assert rest_result == mcp_result
 
 
@@ -83,7 +87,7 @@ async def test_rest_error_codes(base_url: str) -> None:
 async def test_health_and_openapi(base_url: str) -> None:
     async with httpx.AsyncClient(base_url=base_url) as http:
         health = (await http.get("/health")).json()
-        assert health["status"] == "ok" and health["tools"] == ["search_docs"]
+        assert health["status"] == "ok" and health["tools"] == DECLARED_TOOLS
         spec = (await http.get("/openapi.json")).json()
     operation = spec["paths"]["/api/tools/search_docs"]["post"]
     schema = operation["requestBody"]["content"]["application/json"]["schema"]
@@ -95,7 +99,7 @@ async def test_mcp_over_streamable_http(base_url: str) -> None:
     async with Client(f"{base_url}/mcp") as client:
         tools = await client.list_tools()
         result = await client.call_tool("search_docs", {"query": "bearer token", "max_results": 2})
-    assert [t.name for t in tools] == ["search_docs"]
+    assert sorted(t.name for t in tools) == DECLARED_TOOLS
     assert len(result.structured_content["results"]) == 2
 
 
@@ -111,4 +115,4 @@ async def test_bearer_token_is_required_when_configured(secured_url: str) -> Non
         assert ok.status_code == 200
         assert (await http.get("/health")).status_code == 200
     async with Client(f"{secured_url}/mcp", auth=TOKEN) as client:
-        assert [t.name for t in await client.list_tools()] == ["search_docs"]
+        assert sorted(t.name for t in await client.list_tools()) == DECLARED_TOOLS

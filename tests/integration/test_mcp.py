@@ -42,7 +42,7 @@ async def test_tool_schema_is_fully_described(gateway: Gateway) -> None:
 
 async def test_call_returns_structured_content_matching_output_schema(gateway: Gateway) -> None:
     async with Client(build_mcp(gateway)) as client:
-        [tool] = await client.list_tools()
+        [tool] = [t for t in await client.list_tools() if t.name == "search_docs"]
         result = await client.call_tool("search_docs", {"query": "reciprocal rank fusion rrf_k", "max_results": 3})
     data = result.structured_content
     jsonschema.validate(data, tool.output_schema)

@@ -1,0 +1,81 @@
+"""Precision@5 of `search_by_skills` on real, annotated CVs (../shared/data/resumes).
+
+A returned candidate is relevant when the CV's human annotations or its text name the skill (by its name or
+an alias from configs/skills.yaml). The CVs are ingested into a temporary store; prints JSON, then a table.
+
+    .venv/bin/python scripts/skills_precision.py [--resumes PATH] [--skills Java SQL ...]
+"""
+
+import haygate._env  # noqa: F401  (offline defaults first)
+
+# isort: split
+import argparse
+import json
+import re
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from components.collections import close_all
+from components.skills import SkillVocabulary
+from haygate.gateway import Gateway
+from haygate.ingest import ingest_files
+from haygate.settings import get_settings, settings_override
+
+DEFAULT_RESUMES = Path(__file__).resolve().parents[2] / "shared" / "data" / "resumes" / "resumes.jsonl"
+DEFAULT_SKILLS = ["Java", "SQL", "Selenium", "Python", "AWS", "Docker", "Jenkins", "SAP", "Azure", "Hadoop"]
+
+
+def relevant(record: dict[str, Any], skill: str, vocabulary: SkillVocabulary) -> bool:
+    canonical = vocabulary.canonical(skill) or skill
+    annotations = " , ".join(record.get("annotated_skills") or [])
+    for text in (annotations, record["text"]):
+        if canonical in vocabulary.find(text):
+            return True
+        if re.search(rf"(?<![\w+#.]){re.escape(skill)}(?![\w+#])", text, re.IGNORECASE):
+            return True
+    return False
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--resumes", type=Path, default=DEFAULT_RESUMES)
+    parser.add_argument("--skills", nargs="+", default=DEFAULT_SKILLS)
+    parser.add_argument("--k", type=int, default=5)
+    args = parser.parse_args()
+    records = {r["id"]: r for r in map(json.loads, args.resumes.read_text().splitlines())}
+    vocabulary = SkillVocabulary.load(get_settings().home / "configs" / "skills.yaml")
+    rows = []
+    with tempfile.TemporaryDirectory() as folder, settings_override(data_dir=folder, qdrant_url=None):
+        started = time.perf_counter()
+        ingest_files("candidates", [args.resumes], progress=False)
+        ingest_seconds = time.perf_counter() - started
+        gateway = Gateway.load()
+        gateway.warm_up()
+        for skill in args.skills:
+            result = gateway.call("search_by_skills", {"required_skills": [skill], "top_k": args.k})
+            ids = [c["candidate_id"] for c in result["candidates"]]
+            hits = [i for i in ids if relevant(records[i], skill, vocabulary)]
+            having = sum(relevant(r, skill, vocabulary) for r in records.values())
+            rows.append(
+                {
+                    "skill": skill,
+                    f"precision@{args.k}": len(hits) / args.k,
+                    "returned": len(ids),
+                    "cvs_with_skill": having,
+                    "misses": [i for i in ids if i not in hits],
+                }
+            )
+        close_all()
+    mean = statistics.mean(r[f"precision@{args.k}"] for r in rows)
+    print(json.dumps({"cvs": len(records), "ingest_s": round(ingest_seconds, 1), "mean": mean, "skills": rows}))
+    print(f"\n| skill | precision@{args.k} | CVs with the skill |\n|---|---|---|")
+    for r in rows:
+        print(f"| {r['skill']} | {r[f'precision@{args.k}']:.2f} | {r['cvs_with_skill']} |")
+    print(f"| **mean** | **{mean:.2f}** | |")
+
+
+if __name__ == "__main__":
+    main()
