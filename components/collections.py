@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from components.errors import ConfigurationError, NotFoundError
 
@@ -33,9 +33,29 @@ class RecordMapping(BaseModel):
     id: str | list[str] | None = Field(
         default=None, description="Field(s) forming the stable record id; default: a hash of the content."
     )
-    content: str | list[str] = Field(description="Field(s) joined into the document text.")
-    meta: list[str] = Field(default_factory=list, description="Record fields copied into meta.")
+    content: str | list[str] | None = Field(default=None, description="Field(s) joined into the document text.")
+    content_template: str | None = Field(
+        default=None, description="Jinja template over the record for the text, when it is nested (instead of content)."
+    )
+    meta: list[str | dict[str, str]] = Field(
+        default_factory=list, description="Record fields copied into meta; {meta_name: record_field} renames."
+    )
+    constants: dict[str, Any] = Field(default_factory=dict, description="Fixed meta values for every record.")
     derive: list[str] = Field(default_factory=list, description="Named derivations, see components.mapping.")
+
+    @model_validator(mode="after")
+    def _one_text_source(self) -> "RecordMapping":
+        if (self.content is None) == (self.content_template is None):
+            raise ValueError("give exactly one of content (fields) or content_template")
+        return self
+
+    @property
+    def meta_fields(self) -> dict[str, str]:
+        """meta name -> record field."""
+        fields: dict[str, str] = {}
+        for entry in self.meta:
+            fields.update({entry: entry} if isinstance(entry, str) else entry)
+        return fields
 
 
 class CollectionSchema(BaseModel):

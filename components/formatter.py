@@ -11,7 +11,7 @@ from haystack import Document, component, default_from_dict, default_to_dict
 from components.errors import ConfigurationError
 
 DEFAULT_METADATA = ["query", "filters", "result_count", "reranked", "message"]
-_KNOWN_METADATA = set(DEFAULT_METADATA)
+_KNOWN_METADATA = {*DEFAULT_METADATA, "sources_cited", "search_type"}
 
 
 def document_value(document: Document, path: str) -> Any:
@@ -36,6 +36,10 @@ class ResponseFormatter:
         results_key: str = "results",
         metadata: list[str] | None = None,
         no_results_message: str | None = None,
+        variant_field: str | None = None,
+        variant_fields: dict[str, dict[str, str]] | None = None,
+        sources_field: str | None = None,
+        query_label: str | None = None,
     ) -> None:
         """
         :param collection: the collection the tool reads, named in the empty-collection message.
@@ -43,12 +47,22 @@ class ResponseFormatter:
         :param results_key: name of the result list in the envelope.
         :param metadata: which metadata keys to include (query, filters, result_count, reranked, message).
         :param no_results_message: the tool's own message when nothing matched (the collection is not empty).
+        :param variant_field: a document path whose value picks extra fields from `variant_fields`, so one
+            pipeline serves typed results (a decision has `question`, a warning `title`).
+        :param sources_field: document path whose distinct values are `metadata.sources_cited`.
+        :param query_label: argument reported as `metadata.query` ("all" when absent), instead of the query text.
         """
         unknown = set(metadata or []) - _KNOWN_METADATA
         if unknown:
             msg = f"formatter: unknown metadata keys {sorted(unknown)}; allowed: {sorted(_KNOWN_METADATA)}"
             raise ConfigurationError(msg)
-        for path in fields.values():
+        self.variant_field = variant_field
+        self.variant_fields = {k: dict(v) for k, v in (variant_fields or {}).items()}
+        self.sources_field = sources_field
+        self.query_label = query_label
+        paths = [*fields.values(), *(p for v in self.variant_fields.values() for p in v.values())]
+        paths += [p for p in (variant_field, sources_field) if p]
+        for path in paths:
             if path not in ("id", "content", "score") and not path.startswith("meta."):
                 msg = f"formatter: unknown document path '{path}'; use id, content, score or meta.<field>"
                 raise ConfigurationError(msg)
@@ -66,6 +80,10 @@ class ResponseFormatter:
             results_key=self.results_key,
             metadata=self.metadata,
             no_results_message=self.no_results_message,
+            variant_field=self.variant_field,
+            variant_fields=self.variant_fields,
+            sources_field=self.sources_field,
+            query_label=self.query_label,
         )
 
     @classmethod
@@ -80,17 +98,30 @@ class ResponseFormatter:
         applied_filters: dict[str, Any] | None = None,
         reranked: bool = False,
         collection_count: int | None = None,
+        arguments: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        results = [{name: document_value(d, path) for name, path in self.fields.items()} for d in documents]
+        results = [self._result(d) for d in documents]
+        label = query
+        if self.query_label is not None:
+            label = str((arguments or {}).get(self.query_label) or "all")
+        sources = [document_value(d, self.sources_field) for d in documents] if self.sources_field else []
         available = {
-            "query": query,
+            "query": label,
             "filters": applied_filters or {},
             "result_count": len(results),
             "reranked": reranked,
-            "message": self._message(results, query, applied_filters or {}, collection_count),
+            "message": self._message(results, label, applied_filters or {}, collection_count),
+            "sources_cited": list(dict.fromkeys(str(s) for s in sources if s)),
+            "search_type": "semantic" if query.strip() else "filtered",
         }
         metadata = {key: available[key] for key in self.metadata}
         return {"result": {self.results_key: results, "metadata": metadata}}
+
+    def _result(self, document: Document) -> dict[str, Any]:
+        fields = self.fields
+        if self.variant_field is not None:
+            fields = {**fields, **self.variant_fields.get(str(document_value(document, self.variant_field)), {})}
+        return {name: document_value(document, path) for name, path in fields.items()}
 
     def _message(self, results: list[Any], query: str, filters: dict[str, Any], count: int | None) -> str:
         if results:

@@ -37,6 +37,7 @@ class FilterRule(BaseModel):
     operator: str = "=="
     transform: str | None = Field(default=None, description=f"One of {sorted(_TRANSFORMS)}.")
     ignore: list[Any] = Field(default_factory=list, description="Values that mean 'no filter', e.g. mixed.")
+    report: bool = Field(default=True, description="List it in applied_filters (false for server-fixed arguments).")
 
 
 @component
@@ -49,6 +50,7 @@ class QueryBuilder:
         settings: dict[str, str] | None = None,
         fixed_filters: list[dict[str, Any]] | None = None,
         query_template: str | None = None,
+        query_required: bool = True,
     ) -> None:
         """
         :param query_argument: the argument holding the query text.
@@ -58,6 +60,7 @@ class QueryBuilder:
         :param fixed_filters: Haystack conditions always applied; callers cannot remove them.
         :param query_template: optional Jinja2 template (sandboxed) over the arguments, for tools whose query
             text is composed from structured arguments; `join_and` joins a list as "a, b and c".
+        :param query_required: when false, a missing query means "no ranking": the retriever lists by filter.
         """
         self.query_argument = query_argument
         self.top_k_argument = top_k_argument
@@ -65,6 +68,7 @@ class QueryBuilder:
         self.settings = dict(settings or {})
         self.fixed_filters = list(fixed_filters or [])
         self.query_template = query_template
+        self.query_required = query_required
         self._template = None
         if query_template:
             try:
@@ -98,6 +102,7 @@ class QueryBuilder:
             settings=self.settings,
             fixed_filters=self.fixed_filters,
             query_template=self.query_template,
+            query_required=self.query_required,
         )
 
     @classmethod
@@ -127,7 +132,8 @@ class QueryBuilder:
                 continue
             if rule.transform:
                 value = _TRANSFORMS[rule.transform](value)
-            applied[name] = value
+            if rule.report:
+                applied[name] = value
             conditions.append({"field": rule.field, "operator": rule.operator, "value": value})
         conditions.extend(self.fixed_filters)
         conditions.extend(server_filters or [])
@@ -147,6 +153,8 @@ class QueryBuilder:
         if self._template is not None:
             return " ".join(self._template.render(**arguments).split())
         text = arguments.get(self.query_argument)
+        if not self.query_required and (text is None or (isinstance(text, str) and not text.strip())):
+            return ""
         if not isinstance(text, str) or not text.strip():
             msg = f"'{self.query_argument}' must be a non-empty string"
             raise InvalidRequestError(msg, {"field": self.query_argument})

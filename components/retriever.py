@@ -5,6 +5,7 @@ schema, and calls the store's `hybrid_search`. Each returned Document carries it
 `meta["scores"]`: rank per source, the raw fused score and the normalised score.
 """
 
+import dataclasses
 from typing import Any, Literal
 
 from haystack import Document, component, default_from_dict, default_to_dict
@@ -118,6 +119,8 @@ class HybridRetriever:
             raise FilterError(msg, {"fields": sorted(unknown), "allowed": sorted(self._allowed_fields)})
         if not self._store.exists():
             return {"documents": [], "collection_count": 0}
+        if query is not None and not query.strip():
+            return self._listing(filters, top_k if top_k is not None else self.top_k)
         request = HybridQuery(
             dense=query_embedding if self.use_dense else None,
             sparse=query_sparse_embedding if self.use_sparse else None,
@@ -139,5 +142,12 @@ class HybridRetriever:
             provenance: dict[str, Any] = {f"{name.replace(':', '_')}_rank": r for name, r in hit.ranks.items()}
             provenance["fused_score"] = hit.fused_score
             documents.append(hit.to_document({"scores": provenance}))
+        count = self._store.count_documents() if not documents else None
+        return {"documents": documents, "collection_count": count}
+
+    def _listing(self, filters: dict[str, Any] | None, limit: int) -> dict[str, Any]:
+        """No query text: the filter alone selects, in a stable order (by id), with no score."""
+        documents = sorted(self._store.filter_documents(filters), key=lambda d: d.id)[:limit]
+        documents = [dataclasses.replace(d, embedding=None, sparse_embedding=None, score=None) for d in documents]
         count = self._store.count_documents() if not documents else None
         return {"documents": documents, "collection_count": count}

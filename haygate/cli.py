@@ -69,6 +69,13 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("ids", nargs="+")
     delete.set_defaults(handler=cmd_delete)
 
+    extract = commands.add_parser("extract", help="derive knowledge extractions from a documentation corpus")
+    extract.add_argument("corpus", choices=["haystack-docs"], help="which corpus format")
+    extract.add_argument("source", type=Path, help="the corpus file, e.g. ../shared/data/haystack-docs/sections.jsonl")
+    extract.add_argument("--out", type=Path, default=Path("extractions.jsonl"), help="JSONL to write")
+    extract.add_argument("--project", default="haystack-docs", help="project_id (tenant) of the extractions")
+    extract.set_defaults(handler=cmd_extract)
+
     validate = commands.add_parser("validate", help="check tool declarations and their pipelines")
     validate.add_argument("files", nargs="*", type=Path, help="declarations (default: configs/tools/*.yaml)")
     validate.set_defaults(handler=cmd_validate)
@@ -149,6 +156,18 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(report.summary(), file=sys.stderr)
         failed = failed or bool(report.errors)
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    from haygate.extract import write_extractions
+
+    if not args.source.is_file():
+        print(f"error: {args.source}: no such file", file=sys.stderr)
+        return EXIT_FAILED
+    counts = write_extractions(args.source, args.out, args.project)
+    print(json.dumps({"out": str(args.out), "extractions": dict(sorted(counts.items()))}))
+    print(f"ingest them with: haygate ingest knowledge {args.out}", file=sys.stderr)
+    return EXIT_OK
 
 
 def cmd_delete(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from pydantic import (
     StrictStr,
     ValidationError,
     create_model,
+    model_validator,
 )
 
 from components.errors import ConfigurationError
@@ -63,7 +64,20 @@ class ToolDeclaration(BaseModel):
     input: str = Field(default="query_builder.arguments", description="component.socket taking the arguments")
     output: str = Field(default="formatter.result", description="component.socket holding the result")
     output_schema: dict[str, Any]
+    fixed_arguments: dict[str, Any] = Field(
+        default_factory=dict, description="Arguments the pipeline always gets; not in the schema, not overridable."
+    )
+    tenant_field: str | None = Field(
+        default=None, description="Payload path holding the tenant key; HAYGATE_PROJECT_ID is always applied to it."
+    )
     source_file: str = ""
+
+    @model_validator(mode="after")
+    def _fixed_arguments_are_not_parameters(self) -> "ToolDeclaration":
+        clash = set(self.fixed_arguments) & set(self.parameters)
+        if clash:
+            raise ValueError(f"fixed_arguments {sorted(clash)} are also parameters; a caller could override them")
+        return self
 
     def arguments_model(self) -> type[BaseModel]:
         """The pydantic model that validates this tool's arguments (unknown keys are refused)."""
@@ -116,7 +130,8 @@ def _annotation(spec: ParameterSpec) -> Any:
     return _SCALARS[spec.type]
 
 
-def load_declaration(path: Path) -> ToolDeclaration:
+def load_declarations(path: Path) -> list[ToolDeclaration]:
+    """One tool per file, or several: `tools: [...]`, sharing parts through YAML anchors kept under `x-` keys."""
     try:
         raw = yaml.safe_load(path.read_text())
     except yaml.YAMLError as error:
@@ -125,11 +140,30 @@ def load_declaration(path: Path) -> ToolDeclaration:
     if not isinstance(raw, dict):
         msg = f"{path}: a tool declaration must be a mapping"
         raise ConfigurationError(msg, {"file": str(path)})
+    if "tools" not in raw:
+        return [_declaration(raw, path)]
+    unknown = [key for key in raw if key != "tools" and not str(key).startswith("x-")]
+    if unknown or not isinstance(raw["tools"], list):
+        msg = f"{path}: a multi-tool file holds `tools: [...]` and `x-` anchor keys only, found {unknown}"
+        raise ConfigurationError(msg, {"file": str(path)})
+    return [_declaration(entry, path) for entry in raw["tools"]]
+
+
+def load_declaration(path: Path) -> ToolDeclaration:
+    [declaration] = load_declarations(path)
+    return declaration
+
+
+def _declaration(raw: Any, path: Path) -> ToolDeclaration:
+    if not isinstance(raw, dict):
+        msg = f"{path}: a tool declaration must be a mapping"
+        raise ConfigurationError(msg, {"file": str(path)})
     try:
         declaration = ToolDeclaration.model_validate({**raw, "source_file": str(path)})
     except ValidationError as error:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
-        msg = f"{path}: invalid tool declaration: {problems}"
+        name = f" '{raw['name']}'" if isinstance(raw.get("name"), str) else ""
+        msg = f"{path}: invalid tool declaration{name}: {problems}"
         raise ConfigurationError(msg, {"file": str(path)}) from error
     if declaration.output_schema.get("type") != "object":
         msg = f"{path}: output_schema must describe an object"

@@ -14,7 +14,7 @@ from haystack.core.errors import PipelineRuntimeError
 from pydantic import BaseModel, ValidationError
 
 from components.errors import ConfigurationError, HaygateError, InvalidRequestError, NotFoundError
-from haygate.declarations import ToolDeclaration, load_declaration
+from haygate.declarations import ToolDeclaration, load_declarations
 from haygate.loader import load_pipeline
 from haygate.settings import TIER_ORDER, Settings, get_settings
 
@@ -91,7 +91,7 @@ class ToolRuntime:
 
     def run(self, arguments: Any, server_filters: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """Validate, run the pipeline, return the declared output. Raises HaygateError subclasses only."""
-        valid = self.validate_arguments(arguments)
+        valid = {**self.validate_arguments(arguments), **self.declaration.fixed_arguments}
         component, socket = self._input
         data: dict[str, dict[str, Any]] = {component: {socket: valid}}
         if server_filters:
@@ -149,16 +149,20 @@ class Gateway:
             raise NotFoundError(msg, {"tool": name, "available": sorted(self.tools)})
         return self.tools[name]
 
-    def server_filters(self) -> list[dict[str, Any]]:
-        """Conditions the server applies to every query; callers cannot see or change them."""
-        return []
+    def server_filters(self, runtime: ToolRuntime) -> list[dict[str, Any]]:
+        """Conditions the server applies to a tool's every query (the tenant); callers cannot see or change them."""
+        field = runtime.declaration.tenant_field
+        if field is None:
+            return []
+        return [{"field": field, "operator": "==", "value": self.settings.project_id}]
 
     def call(self, name: str, arguments: Any) -> dict[str, Any]:
-        return self.get(name).run(arguments, self.server_filters())
+        runtime = self.get(name)
+        return runtime.run(arguments, self.server_filters(runtime))
 
     async def call_async(self, name: str, arguments: Any) -> dict[str, Any]:
         runtime = self.get(name)
-        return await anyio.to_thread.run_sync(runtime.run, arguments, self.server_filters())
+        return await anyio.to_thread.run_sync(runtime.run, arguments, self.server_filters(runtime))
 
 
 def load_tools(settings: Settings, files: list[Path] | None = None) -> tuple[dict[str, ToolRuntime], list[str]]:
@@ -168,16 +172,29 @@ def load_tools(settings: Settings, files: list[Path] | None = None) -> tuple[dic
     problems: list[str] = []
     for path in paths:
         try:
-            declaration = load_declaration(path)
-            if declaration.name in runtimes:
-                msg = f"{path}: tool name '{declaration.name}' is declared twice"
-                raise ConfigurationError(msg)
-            pipeline_path = settings.home / "pipelines" / declaration.pipeline
-            pipeline = load_pipeline(pipeline_path)
-            check_sockets(declaration, pipeline, pipeline_path)
-            runtimes[declaration.name] = ToolRuntime(declaration, pipeline)
+            declarations = load_declarations(path)
         except ConfigurationError as error:
             problems.append(error.message)
+            continue
+        for declaration in declarations:
+            try:
+                if declaration.name in runtimes:
+                    msg = f"{path}: tool name '{declaration.name}' is declared twice"
+                    raise ConfigurationError(msg)
+                pipeline_path = settings.home / "pipelines" / declaration.pipeline
+                pipeline = load_pipeline(pipeline_path)
+                check_sockets(declaration, pipeline, pipeline_path)
+                if declaration.tenant_field and not settings.project_id:
+                    # Never serve tenant data without a tenant: the tool stays hidden, and the log says why.
+                    logger.warning(
+                        "tool '%s' is not served: it is tenant-scoped (%s); set HAYGATE_PROJECT_ID",
+                        declaration.name,
+                        declaration.tenant_field,
+                    )
+                    continue
+                runtimes[declaration.name] = ToolRuntime(declaration, pipeline)
+            except ConfigurationError as error:
+                problems.append(error.message)
     return runtimes, problems
 
 

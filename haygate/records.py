@@ -6,6 +6,7 @@ ones still land.
 
 import csv
 import datetime as dt
+import functools
 import hashlib
 import json
 import re
@@ -16,6 +17,8 @@ from typing import Any
 
 import yaml
 from haystack import Document
+from jinja2 import ChainableUndefined, Template, TemplateError
+from jinja2.sandbox import SandboxedEnvironment
 
 from components.collections import CollectionSchema
 from components.skills import SkillVocabulary, cv_profile
@@ -188,6 +191,23 @@ def _field_text(record: dict[str, Any], fields: str | list[str]) -> str:
     return "\n".join(str(p) for p in parts if p not in (None, ""))
 
 
+_JINJA = SandboxedEnvironment(autoescape=False, undefined=ChainableUndefined)
+
+
+@functools.cache
+def _template(source: str) -> Template:
+    return _JINJA.from_string(source)
+
+
+def _record_text(record: dict[str, Any], schema: CollectionSchema) -> str:
+    if schema.record.content is not None:
+        return _field_text(record, schema.record.content)
+    try:
+        return " ".join(_template(schema.record.content_template or "").render(**record).split())
+    except TemplateError as error:
+        raise RecordError(f"content_template failed: {error}") from error
+
+
 def record_id(record: dict[str, Any], schema: CollectionSchema, text: str) -> str:
     spec = schema.record.id
     if spec is None:
@@ -201,11 +221,15 @@ def record_id(record: dict[str, Any], schema: CollectionSchema, text: str) -> st
 
 def to_documents(record: dict[str, Any], schema: CollectionSchema) -> list[Document]:
     """One record -> one Document, or overlapping chunks of it, all sharing `meta.record_id`."""
-    text = _field_text(record, schema.record.content).strip()
+    text = _record_text(record, schema).strip()
     if not text:
-        raise RecordError(f"empty or missing content field {schema.record.content!r}")
+        source = schema.record.content or "content_template"
+        raise RecordError(f"empty or missing content field {source!r}")
     rid = record_id(record, schema, text)
-    meta = {name: record[name] for name in schema.record.meta if record.get(name) not in (None, "")}
+    meta = {
+        name: record[field] for name, field in schema.record.meta_fields.items() if record.get(field) not in (None, "")
+    }
+    meta.update(schema.record.constants)
     for name in schema.record.derive:
         if name not in DERIVATIONS:
             raise RecordError(f"unknown derivation '{name}'; known: {', '.join(DERIVATIONS)}")

@@ -4,7 +4,6 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,7 +17,6 @@ from server import build_http_app, build_mcp
 pytestmark = pytest.mark.integration
 
 TOKEN = "test-token-123"
-DECLARED_TOOLS = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "configs" / "tools").glob("*.yaml"))
 QUERIES: list[tuple[str, dict[str, Any]]] = [
     ("search_docs", {"query": "reciprocal rank fusion rrf_k", "max_results": 5}),
     ("search_docs", {"query": "bearer token", "version": "1.1"}),
@@ -84,10 +82,10 @@ async def test_rest_error_codes(base_url: str) -> None:
         assert not_object.status_code == 422
 
 
-async def test_health_and_openapi(base_url: str) -> None:
+async def test_health_and_openapi(gateway: Gateway, base_url: str) -> None:
     async with httpx.AsyncClient(base_url=base_url) as http:
         health = (await http.get("/health")).json()
-        assert health["status"] == "ok" and health["tools"] == DECLARED_TOOLS
+        assert health["status"] == "ok" and health["tools"] == sorted(gateway.tools)
         spec = (await http.get("/openapi.json")).json()
     operation = spec["paths"]["/api/tools/search_docs"]["post"]
     schema = operation["requestBody"]["content"]["application/json"]["schema"]
@@ -95,15 +93,15 @@ async def test_health_and_openapi(base_url: str) -> None:
     assert set(operation["responses"]) == {"200", "422", "404", "500"}
 
 
-async def test_mcp_over_streamable_http(base_url: str) -> None:
+async def test_mcp_over_streamable_http(gateway: Gateway, base_url: str) -> None:
     async with Client(f"{base_url}/mcp") as client:
         tools = await client.list_tools()
         result = await client.call_tool("search_docs", {"query": "bearer token", "max_results": 2})
-    assert sorted(t.name for t in tools) == DECLARED_TOOLS
+    assert sorted(t.name for t in tools) == sorted(gateway.tools)
     assert len(result.structured_content["results"]) == 2
 
 
-async def test_bearer_token_is_required_when_configured(secured_url: str) -> None:
+async def test_bearer_token_is_required_when_configured(gateway: Gateway, secured_url: str) -> None:
     async with httpx.AsyncClient(base_url=secured_url, timeout=60) as http:
         assert (await http.post("/api/tools/search_docs", json={"query": "x"})).status_code == 401
         wrong = await http.post("/api/tools/search_docs", json={"query": "x"}, headers={"Authorization": "Bearer no"})
@@ -115,4 +113,4 @@ async def test_bearer_token_is_required_when_configured(secured_url: str) -> Non
         assert ok.status_code == 200
         assert (await http.get("/health")).status_code == 200
     async with Client(f"{secured_url}/mcp", auth=TOKEN) as client:
-        assert sorted(t.name for t in await client.list_tools()) == DECLARED_TOOLS
+        assert sorted(t.name for t in await client.list_tools()) == sorted(gateway.tools)

@@ -49,6 +49,7 @@ class TestQueryBuilder:
                 "settings": {"rrf_k": "rrf_k"},
                 "fixed_filters": [],
                 "query_template": None,
+                "query_required": True,
             },
         }
 
@@ -308,6 +309,10 @@ class TestResponseFormatter:
                 "results_key": "results",
                 "metadata": ["query", "filters", "result_count", "reranked", "message"],
                 "no_results_message": None,
+                "variant_field": None,
+                "variant_fields": {},
+                "sources_field": None,
+                "query_label": None,
             },
         }
 
@@ -320,6 +325,29 @@ class TestResponseFormatter:
         out = ResponseFormatter(collection="docs", fields=self.FIELDS).run([doc], query="q", reranked=True)["result"]
         assert out["results"] == [{"id": "x", "text": "body", "title": "T", "rank": 2}]
         assert out["metadata"]["result_count"] == 1 and out["metadata"]["reranked"] is True
+
+    def test_variant_fields_type_each_result(self) -> None:
+        formatter = ResponseFormatter(
+            collection="knowledge",
+            fields={"id": "id"},
+            variant_field="meta.kind",
+            variant_fields={"a": {"question": "meta.q"}, "b": {"title": "meta.t"}},
+            sources_field="meta.source",
+            query_label="topic",
+            metadata=["query", "sources_cited", "search_type", "result_count"],
+        )
+        docs = [
+            Document(id="1", meta={"kind": "a", "q": "Why?", "source": "Book"}),
+            Document(id="2", meta={"kind": "b", "t": "Careful", "source": "Book"}),
+        ]
+        out = formatter.run(docs, query="", arguments={"topic": None})["result"]
+        assert out["results"] == [{"id": "1", "question": "Why?"}, {"id": "2", "title": "Careful"}]
+        assert out["metadata"] == {
+            "query": "all",
+            "sources_cited": ["Book"],
+            "search_type": "filtered",
+            "result_count": 2,
+        }
 
     def test_run_empty_collection_says_what_to_ingest(self) -> None:
         out = ResponseFormatter(collection="docs", fields={}).run([], query="q", collection_count=0)["result"]

@@ -8,7 +8,7 @@ from haystack import Pipeline
 
 from components.errors import ConfigurationError
 from haygate.cli import main
-from haygate.declarations import load_declaration
+from haygate.declarations import load_declaration, load_declarations
 from haygate.loader import ALLOWED_MODULES, load_pipeline
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -62,6 +62,31 @@ def test_declaration_requires_descriptions_and_examples(tmp_path: Path) -> None:
         load_declaration(path)
     assert "parameters.version.description" in caught.value.message
     assert "parameters.max_results.examples" in caught.value.message
+
+
+def test_one_file_declares_several_tools_through_anchors() -> None:
+    declarations = load_declarations(PROJECT / "configs" / "tools" / "knowledge.yaml")
+    assert [d.name for d in declarations] == ["get_decisions", "get_patterns", "get_warnings"]
+    assert [d.fixed_arguments for d in declarations] == [
+        {"extraction_type": "decision"},
+        {"extraction_type": "pattern"},
+        {"extraction_type": "warning"},
+    ]
+    assert {d.pipeline for d in declarations} == {"get_extractions.yaml"}
+    assert len({str(d.parameters) for d in declarations}) == 1  # shared, not copied
+    assert {d.tenant_field for d in declarations} == {"meta.project_id"}
+
+
+def test_a_fixed_argument_cannot_also_be_a_parameter(tmp_path: Path) -> None:
+    source = yaml.safe_load((PROJECT / "configs" / "tools" / "search_docs.yaml").read_text())
+    source["fixed_arguments"] = {"version": "3.0"}
+    path = tmp_path / "tool.yaml"
+    path.write_text(yaml.safe_dump(source))
+    with pytest.raises(ConfigurationError, match="a caller could override them"):
+        load_declaration(path)
+    path.write_text(yaml.safe_dump({"tools": [source], "extra": 1}))
+    with pytest.raises(ConfigurationError, match="`x-` anchor keys only"):
+        load_declarations(path)
 
 
 def test_validate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
