@@ -158,6 +158,12 @@ class TestEmbedders:
         assert query.values == [1.0, 1.0]
         assert set(query.indices) <= set(doc.sparse_embedding.indices)  # stemming + ASCII folding on both sides
 
+    def test_bm25_query_weights_count_repeated_terms(self) -> None:
+        counted = Bm25SparseTextEmbedder().run("border borders cafe")["sparse_embedding"]
+        assert sorted(counted.values) == [1.0, 2.0]  # "border" twice after stemming
+        unique = Bm25SparseTextEmbedder(query_term_frequency=False).run("border borders cafe")["sparse_embedding"]
+        assert unique.values == [1.0, 1.0] and set(unique.indices) == set(counted.indices)
+
     def test_bm25_document_weights_equal_qdrants(self) -> None:
         texts = ["Borders and borders of the border town", "A short cafe", "Résumé of a café with borders " * 5]
         documents = [Document(content=t) for t in texts]
@@ -313,6 +319,7 @@ class TestResponseFormatter:
                 "variant_fields": {},
                 "sources_field": None,
                 "query_label": None,
+                "count_field": None,
             },
         }
 
