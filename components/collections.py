@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from components.errors import ConfigurationError, NotFoundError
 
-IndexType = Literal["keyword", "integer", "float", "bool", "datetime", "uuid"]
+IndexType = Literal["keyword", "keyword_prefix", "integer", "float", "bool", "datetime", "uuid"]
 
 
 class SplitSettings(BaseModel):

@@ -14,7 +14,14 @@ import qdrant_edge as qe
 from components.errors import FilterError
 
 LOGICAL_OPERATORS = ("AND", "OR", "NOT")
-COMPARISON_OPERATORS = ("==", "!=", ">", ">=", "<", "<=", "in", "not in")
+COMPARISON_OPERATORS = ("==", "!=", ">", ">=", "<", "<=", "in", "not in", "match", "phrase", "prefix")
+# Full-text operators: `match` (every word, stemmed, on a text index), `phrase` (the words in order) and
+# `prefix` (a keyword starting with the value; a `keyword_prefix` index makes it fast).
+_TEXT_MATCH: dict[str, Callable[[str], qe.MatchText | qe.MatchPhrase | qe.MatchPrefix]] = {
+    "match": qe.MatchText,
+    "phrase": qe.MatchPhrase,
+    "prefix": qe.MatchPrefix,
+}
 _RANGE_KEYS = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte"}
 
 
@@ -98,6 +105,11 @@ def _convert_comparison(field: str, operator: str, value: Any, converter: "_Conv
         return qe.Filter(must_not=[converter.equals(field, value)])
     if operator in _RANGE_KEYS:
         return _range(field, operator, value)
+    if operator in _TEXT_MATCH:
+        if not isinstance(value, str) or not value.strip():
+            msg = f"'{operator}' on '{field}' needs a non-empty string, got {value!r}"
+            raise FilterError(msg, {"field": field, "operator": operator})
+        return qe.FieldCondition(field, match=_TEXT_MATCH[operator](value))
     if operator in ("in", "not in"):
         if not isinstance(value, list):
             msg = f"'{operator}' on '{field}' needs a list value, got {type(value).__name__}"

@@ -4,6 +4,7 @@ Fields are picked from documents by path (`id`, `content`, `score`, `meta.title`
 never silent: the message names the collection to ingest, or the filters to relax.
 """
 
+from collections import Counter
 from typing import Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
@@ -11,7 +12,7 @@ from haystack import Document, component, default_from_dict, default_to_dict
 from components.errors import ConfigurationError
 
 DEFAULT_METADATA = ["query", "filters", "result_count", "reranked", "message"]
-_KNOWN_METADATA = {*DEFAULT_METADATA, "sources_cited", "search_type"}
+_KNOWN_METADATA = {*DEFAULT_METADATA, "sources_cited", "search_type", "counts"}
 
 
 def document_value(document: Document, path: str) -> Any:
@@ -40,6 +41,7 @@ class ResponseFormatter:
         variant_fields: dict[str, dict[str, str]] | None = None,
         sources_field: str | None = None,
         query_label: str | None = None,
+        count_field: str | None = None,
     ) -> None:
         """
         :param collection: the collection the tool reads, named in the empty-collection message.
@@ -51,6 +53,7 @@ class ResponseFormatter:
             pipeline serves typed results (a decision has `question`, a warning `title`).
         :param sources_field: document path whose distinct values are `metadata.sources_cited`.
         :param query_label: argument reported as `metadata.query` ("all" when absent), instead of the query text.
+        :param count_field: document path whose values are counted into `metadata.counts` (e.g. per entity type).
         """
         unknown = set(metadata or []) - _KNOWN_METADATA
         if unknown:
@@ -60,8 +63,9 @@ class ResponseFormatter:
         self.variant_fields = {k: dict(v) for k, v in (variant_fields or {}).items()}
         self.sources_field = sources_field
         self.query_label = query_label
+        self.count_field = count_field
         paths = [*fields.values(), *(p for v in self.variant_fields.values() for p in v.values())]
-        paths += [p for p in (variant_field, sources_field) if p]
+        paths += [p for p in (variant_field, sources_field, count_field) if p]
         for path in paths:
             if path not in ("id", "content", "score") and not path.startswith("meta."):
                 msg = f"formatter: unknown document path '{path}'; use id, content, score or meta.<field>"
@@ -84,6 +88,7 @@ class ResponseFormatter:
             variant_fields=self.variant_fields,
             sources_field=self.sources_field,
             query_label=self.query_label,
+            count_field=self.count_field,
         )
 
     @classmethod
@@ -113,6 +118,9 @@ class ResponseFormatter:
             "message": self._message(results, label, applied_filters or {}, collection_count),
             "sources_cited": list(dict.fromkeys(str(s) for s in sources if s)),
             "search_type": "semantic" if query.strip() else "filtered",
+            "counts": dict(Counter(str(document_value(d, self.count_field)) for d in documents))
+            if self.count_field
+            else {},
         }
         metadata = {key: available[key] for key in self.metadata}
         return {"result": {self.results_key: results, "metadata": metadata}}

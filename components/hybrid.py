@@ -12,7 +12,7 @@ from haystack.dataclasses import SparseEmbedding
 
 from components.errors import InvalidRequestError
 
-Fusion = Literal["rrf", "dbsf"]
+Fusion = Literal["rrf", "dbsf", "sum"]
 DENSE = "dense"
 SPARSE = "sparse"
 TEXT_PREFIX = "text:"
@@ -109,6 +109,8 @@ def normalized_score(fused: float, query: HybridQuery, n_sources: int) -> float:
     if query.fusion == "rrf":
         best = sum(query.weight_list()) / query.rrf_k
         return fused / best if best > 0 else 0.0
+    if query.fusion == "sum":
+        return fused  # raw weighted BM25: unbounded; callers that need 0..1 use the rank
     return fused / n_sources
 
 

@@ -24,7 +24,7 @@ class HybridRetriever:
         collection: str,
         top_k: int = 50,
         prefetch_limit: int = 100,
-        fusion: Literal["rrf", "dbsf"] = "rrf",
+        fusion: Literal["rrf", "dbsf", "sum"] = "rrf",
         rrf_k: int = 60,
         weights: dict[str, float] | None = None,
         use_dense: bool = True,
@@ -37,15 +37,16 @@ class HybridRetriever:
         :param collection: collection name (a schema in configs/collections/).
         :param top_k: fused candidates returned (the over-fetch handed to the ranker).
         :param prefetch_limit: candidates each source contributes to fusion.
-        :param fusion: `rrf` (reciprocal rank fusion, with `rrf_k` and `weights`) or `dbsf`.
+        :param fusion: `rrf` (reciprocal rank fusion, with `rrf_k` and `weights`), `dbsf`, or `sum`: the
+            weighted sum of the sources' own scores (BM25 field boosts, as FTS5's bm25(5.0, 1.0)).
         :param weights: per-source weight: `dense`, `sparse`, `text:<field>`.
         :param text_fields: payload fields whose native BM25 text index joins the fusion.
         :param min_score: drop hits whose normalised fused score is below this (0..1).
         :param payload_fields: fetch only these payload paths (e.g. `meta.record_id`) when the rest of the
             pipeline needs nothing else; None fetches whole documents.
         """
-        if fusion not in ("rrf", "dbsf"):
-            msg = f"fusion must be 'rrf' or 'dbsf', got {fusion!r}"
+        if fusion not in ("rrf", "dbsf", "sum"):
+            msg = f"fusion must be 'rrf', 'dbsf' or 'sum', got {fusion!r}"
             raise ConfigurationError(msg)
         if top_k < 1 or prefetch_limit < 1 or rrf_k < 1:
             msg = f"top_k, prefetch_limit and rrf_k must be >= 1 (got {top_k}, {prefetch_limit}, {rrf_k})"
@@ -97,7 +98,7 @@ class HybridRetriever:
                     f"'{self.collection}'; text-indexed: {schema.text_index}"
                 )
                 raise ConfigurationError(msg)
-            self._allowed_fields = {"id", *schema.payload_indexes}
+            self._allowed_fields = {"id", *schema.payload_indexes, *schema.text_index}
             self._store = open_collection(self.collection)
 
     @component.output_types(documents=list[Document], collection_count=int | None)

@@ -121,11 +121,19 @@ class QdrantServerStore(QdrantDocumentStore):
                 with_payload=query.payload_selector(),
             )
         else:
-            fusion: Any = (
-                rest.RrfQuery(rrf=rest.Rrf(k=query.rrf_k, weights=query.weight_list()))
-                if query.fusion == "rrf"
-                else rest.FusionQuery(fusion=rest.Fusion.DBSF)
-            )
+            fusion: Any
+            if query.fusion == "rrf":
+                fusion = rest.RrfQuery(rrf=rest.Rrf(k=query.rrf_k, weights=query.weight_list()))
+            elif query.fusion == "sum":
+                weights = query.weight_list()
+                fusion = rest.FormulaQuery(
+                    formula=rest.SumExpression(
+                        sum=[rest.MultExpression(mult=[w, f"$score[{i}]"]) for i, w in enumerate(weights)]
+                    ),
+                    defaults={f"$score[{i}]": 0.0 for i in range(len(weights))},
+                )
+            else:
+                fusion = rest.FusionQuery(fusion=rest.Fusion.DBSF)
             fused_request = rest.QueryRequest(
                 prefetch=[
                     rest.Prefetch(

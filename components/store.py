@@ -39,6 +39,7 @@ logger = logging.getLogger(__name__)
 _SCROLL_PAGE = 1000
 _INDEX_TYPES = {
     "keyword": qe.PayloadSchemaType.Keyword,
+    "keyword_prefix": qe.KeywordIndexParams(prefix=True),
     "integer": qe.PayloadSchemaType.Integer,
     "float": qe.PayloadSchemaType.Float,
     "bool": qe.PayloadSchemaType.Bool,
@@ -49,6 +50,15 @@ STORE_IN_USE = (
     "collection '{name}' is open in another process ({path}). Qdrant Edge lets one process own a shard: "
     "stop the other process (a running `haygate serve`?) and retry, or point HAYGATE_DATA_DIR elsewhere."
 )
+
+
+def _weighted_sum(weights: list[float]) -> qe.Formula:
+    """Score = sum of w_i x (source i's score), 0 where a source missed the point: FTS5's bm25(5.0, 1.0)."""
+    terms = [
+        qe.Expression.Mult([qe.Expression.Constant(w), qe.Expression.Variable(f"$score[{i}]")])
+        for i, w in enumerate(weights)
+    ]
+    return qe.Formula(qe.Expression.Sum(terms), defaults={f"$score[{i}]": 0.0 for i in range(len(weights))})
 
 
 def text_index_params() -> qe.TextIndexParams:
@@ -279,7 +289,16 @@ class EdgeDocumentStore:
             qe.QueryRequest(limit=query.prefetch_limit, query=scorers[name], filter=condition, with_payload=False)
             for name in sources
         ]
-        if len(sources) == 1:
+        if query.fusion == "sum" and len(sources) > 1:
+            fused_request = qe.QueryRequest(
+                limit=query.limit,
+                prefetches=[
+                    qe.Prefetch(limit=query.prefetch_limit, query=scorers[name], filter=condition) for name in sources
+                ],
+                query=_weighted_sum(query.weight_list()),
+                with_payload=query.payload_selector(),
+            )
+        elif len(sources) == 1:
             fused_request = qe.QueryRequest(
                 limit=query.limit, query=scorers[sources[0]], filter=condition, with_payload=query.payload_selector()
             )

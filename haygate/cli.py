@@ -7,6 +7,7 @@ import argparse
 import json
 import logging
 import sys
+import time
 from pathlib import Path
 
 from components.collections import close_all
@@ -75,6 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("--out", type=Path, default=Path("extractions.jsonl"), help="JSONL to write")
     extract.add_argument("--project", default="haystack-docs", help="project_id (tenant) of the extractions")
     extract.set_defaults(handler=cmd_extract)
+
+    optimize = commands.add_parser("optimize", help="compact a collection (merge segments, build indexes)")
+    optimize.add_argument("collection")
+    optimize.set_defaults(handler=cmd_optimize)
 
     validate = commands.add_parser("validate", help="check tool declarations and their pipelines")
     validate.add_argument("files", nargs="*", type=Path, help="declarations (default: configs/tools/*.yaml)")
@@ -167,6 +172,20 @@ def cmd_extract(args: argparse.Namespace) -> int:
     counts = write_extractions(args.source, args.out, args.project)
     print(json.dumps({"out": str(args.out), "extractions": dict(sorted(counts.items()))}))
     print(f"ingest them with: haygate ingest knowledge {args.out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_optimize(args: argparse.Namespace) -> int:
+    from components.collections import open_collection, schema_for
+
+    schema_for(args.collection)  # an unknown collection is a configuration error, not an empty store
+    store = open_collection(args.collection)
+    if not store.exists():
+        print(f"error: collection '{args.collection}' is empty; ingest it first", file=sys.stderr)
+        return EXIT_FAILED
+    started = time.perf_counter()
+    store.optimize()
+    print(f"{args.collection}: optimized {store.count_documents()} points in {time.perf_counter() - started:.1f} s")
     return EXIT_OK
 
 

@@ -73,12 +73,18 @@ def ingest_files(
             bar.update(len(batch))
             fresh = _changed_only(store, documents, report)
             if fresh:
-                pipeline.run({entry: {"documents": fresh}, "writer": {"collection": collection}})
+                pipeline.run(_inputs(entry, fresh, collection))
         bar.total = report.records  # the line count was an estimate (Markdown sections, blank lines)
         bar.refresh()
     if report.written and hasattr(store, "optimize"):
         store.optimize()
     return report
+
+
+def _inputs(entry: str, documents: list[Document], collection: str) -> dict[str, dict[str, Any]]:
+    inputs: dict[str, dict[str, Any]] = {"writer": {"collection": collection}}
+    inputs.setdefault(entry, {})["documents"] = documents
+    return inputs
 
 
 def _all_records(paths: list[Path]) -> Iterator[SourceRecord]:

@@ -21,6 +21,7 @@ from jinja2 import ChainableUndefined, Template, TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 
 from components.collections import CollectionSchema
+from components.fulltext import terms_of
 from components.skills import SkillVocabulary, cv_profile
 from components.text import content_type, path_prefixes, slug_path
 from haygate.settings import get_settings
@@ -177,11 +178,17 @@ def _derive_cv_profile(record: dict[str, Any], meta: dict[str, Any], text: str) 
     meta.update(cv_profile(text, vocabulary, reference).as_meta())
 
 
+def _derive_terms(record: dict[str, Any], meta: dict[str, Any], text: str) -> None:
+    """The record's distinct folded words, for `prefix*` queries on a keyword_prefix index."""
+    meta["terms"] = terms_of(text)
+
+
 DERIVATIONS: dict[str, Derivation] = {
     "source_name": _derive_source_name,
     "section_path": _derive_section_path,
     "content_type": _derive_content_type,
     "cv_profile": _derive_cv_profile,
+    "terms": _derive_terms,
 }
 
 
