@@ -67,6 +67,9 @@ class CollectionSchema(BaseModel):
     text_index: list[str] = Field(default_factory=list, description="Payload fields with a BM25 text index.")
     indexing: str = Field(default="indexing.yaml", description="Indexing pipeline in pipelines/.")
     split: SplitSettings | None = None
+    links: str | None = Field(
+        default=None, description="Meta field holding [{target_key, weight}] links; dangling ones are reported."
+    )
     embedding_dim: int = 384
 
     @property

@@ -12,7 +12,7 @@ from haystack import Document, component, default_from_dict, default_to_dict
 from components.errors import ConfigurationError
 
 DEFAULT_METADATA = ["query", "filters", "result_count", "reranked", "message"]
-_KNOWN_METADATA = {*DEFAULT_METADATA, "sources_cited", "search_type", "counts"}
+_KNOWN_METADATA = {*DEFAULT_METADATA, "sources_cited", "search_type", "counts", "total", "offset", "limit"}
 
 
 def document_value(document: Document, path: str) -> Any:
@@ -104,7 +104,9 @@ class ResponseFormatter:
         reranked: bool = False,
         collection_count: int | None = None,
         arguments: dict[str, Any] | None = None,
+        page: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
+        """`page` ({total, offset, limit}) comes from a paginating component, for paginated tools."""
         results = [self._result(d) for d in documents]
         label = query
         if self.query_label is not None:
@@ -115,14 +117,15 @@ class ResponseFormatter:
             "filters": applied_filters or {},
             "result_count": len(results),
             "reranked": reranked,
-            "message": self._message(results, label, applied_filters or {}, collection_count),
+            "message": self._message(results, label, applied_filters or {}, collection_count, page),
             "sources_cited": list(dict.fromkeys(str(s) for s in sources if s)),
             "search_type": "semantic" if query.strip() else "filtered",
             "counts": dict(Counter(str(document_value(d, self.count_field)) for d in documents))
             if self.count_field
             else {},
+            **(page or {}),
         }
-        metadata = {key: available[key] for key in self.metadata}
+        metadata = {key: available.get(key) for key in self.metadata}
         return {"result": {self.results_key: results, "metadata": metadata}}
 
     def _result(self, document: Document) -> dict[str, Any]:
@@ -131,9 +134,18 @@ class ResponseFormatter:
             fields = {**fields, **self.variant_fields.get(str(document_value(document, self.variant_field)), {})}
         return {name: document_value(document, path) for name, path in fields.items()}
 
-    def _message(self, results: list[Any], query: str, filters: dict[str, Any], count: int | None) -> str:
+    def _message(
+        self,
+        results: list[Any],
+        query: str,
+        filters: dict[str, Any],
+        count: int | None,
+        page: dict[str, Any] | None = None,
+    ) -> str:
         if results:
             return f"{len(results)} result(s) for '{query}'."
+        if page and page.get("total") and page.get("offset", 0) >= page["total"]:
+            return f"offset {page['offset']} is past the end: '{query}' has {page['total']} result(s) in total."
         if count == 0:
             return (
                 f"Collection '{self.collection}' is empty. Ingest data first: "

@@ -159,13 +159,13 @@ def parse(query: str) -> Node:
     return _Parser(tokenize(query), len(query)).parse()
 
 
-def simple_terms(query: str) -> Node:
-    """Simple mode: every word is required; quotes, stars and operators are just characters."""
+def simple_terms(query: str, any_of: bool = False) -> Node:
+    """Simple mode: every word is required (or any, with `any_of`); quotes, stars and operators are characters."""
     words = [w for w in _WORD.findall(query)]
     if not words:
         raise QuerySyntaxError("no searchable words", 1, "use letters or digits")
     nodes = tuple(Node("word", w) for w in words)
-    return nodes[0] if len(nodes) == 1 else Node("and", children=nodes)
+    return nodes[0] if len(nodes) == 1 else Node("or" if any_of else "and", children=nodes)
 
 
 @component
@@ -179,16 +179,19 @@ class FullTextQuery:
         terms_field: str = "meta.terms",
         query_argument: str = "query",
         mode_argument: str = "match_mode",
+        operator_argument: str | None = None,
     ) -> None:
         """
         :param text_field: the text-indexed field words and phrases must match.
         :param terms_field: a keyword-prefix-indexed list of each document's folded words, for `prefix*`.
+        :param operator_argument: argument ("AND" or "OR") joining the words in simple mode; default AND.
         """
         self.collection = collection
         self.text_field = text_field
         self.terms_field = terms_field
         self.query_argument = query_argument
         self.mode_argument = mode_argument
+        self.operator_argument = operator_argument
 
     def to_dict(self) -> dict[str, Any]:
         return default_to_dict(
@@ -198,6 +201,7 @@ class FullTextQuery:
             terms_field=self.terms_field,
             query_argument=self.query_argument,
             mode_argument=self.mode_argument,
+            operator_argument=self.operator_argument,
         )
 
     @classmethod
@@ -210,7 +214,8 @@ class FullTextQuery:
         if not query.strip():
             raise InvalidRequestError(f"'{self.query_argument}' is empty", {"field": self.query_argument})
         mode = arguments.get(self.mode_argument) or "simple"
-        tree = parse(query) if mode == "raw" else simple_terms(query)
+        operator = str(arguments.get(self.operator_argument) or "AND") if self.operator_argument else "AND"
+        tree = parse(query) if mode == "raw" else simple_terms(query, any_of=operator == "OR")
         condition = self._condition(tree)
         combined = {"operator": "AND", "conditions": [c for c in (filters, condition) if c]}
         words, prefixes = _positive(tree)

@@ -158,6 +158,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         report = ingest_files(collection, files, progress=not args.no_progress)
         for problem in report.errors:
             print(f"rejected {problem}", file=sys.stderr)
+        for warning in report.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
         print(report.summary(), file=sys.stderr)
         failed = failed or bool(report.errors)
     return EXIT_FAILED if failed else EXIT_OK

@@ -31,11 +31,13 @@ class IngestReport:
     written: int = 0
     unchanged: int = 0
     errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
+        warned = f", {len(self.warnings)} warning(s)" if self.warnings else ""
         return (
             f"{self.collection}: {self.records} records read, {self.written} new or changed, "
-            f"{self.unchanged} unchanged, {len(self.errors)} rejected"
+            f"{self.unchanged} unchanged, {len(self.errors)} rejected{warned}"
         )
 
 
@@ -78,7 +80,22 @@ def ingest_files(
         bar.refresh()
     if report.written and hasattr(store, "optimize"):
         store.optimize()
+    if schema.links:
+        report.warnings += dangling_links(store, schema.links)
     return report
+
+
+def dangling_links(store: Any, field_name: str) -> list[str]:
+    """Links whose target is not in the collection. They are kept (and shown as dangling when searched)."""
+    documents = store.meta_by_filter(None)
+    keys = {str(d.meta.get("record_id")) for d in documents}
+    problems = []
+    for document in sorted(documents, key=lambda d: str(d.meta.get("record_id"))):
+        for link in document.meta.get(field_name) or []:
+            target = str(link.get("target_key")) if isinstance(link, dict) else str(link)
+            if target not in keys:
+                problems.append(f"dangling link {document.meta.get('record_id')} -> {target} (kept)")
+    return problems
 
 
 def _inputs(entry: str, documents: list[Document], collection: str) -> dict[str, dict[str, Any]]:

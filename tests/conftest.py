@@ -3,8 +3,12 @@
 import haygate._env  # noqa: F401  (offline defaults before anything reads the environment)
 
 # isort: split
+import socket
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,3 +78,34 @@ def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     BertForSequenceClassification(config).save_pretrained(str(folder))
     tokenizer.save_pretrained(str(folder))
     return folder
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def serve(app: Any) -> Iterator[str]:
+    """Run an ASGI app with uvicorn on a free loopback port: real HTTP, for REST tests."""
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def base_url(gateway):  # type: ignore[no-untyped-def]
+    """The sample gateway over real HTTP (REST and streamable-HTTP MCP)."""
+    from server import build_http_app
+
+    yield from serve(build_http_app(gateway))

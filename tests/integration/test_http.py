@@ -1,18 +1,15 @@
 """REST and streamable-HTTP MCP over real HTTP (uvicorn on 127.0.0.1), with and without a bearer token."""
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fastmcp import Client
 
 from haygate.gateway import Gateway
 from server import build_http_app, build_mcp
+from tests.conftest import serve
 
 pytestmark = pytest.mark.integration
 
@@ -26,31 +23,6 @@ QUERIES: list[tuple[str, dict[str, Any]]] = [
     ("search_by_skills", {"required_skills": ["Python", "Machine Learning"], "experience_level": "junior"}),
     ("search_by_skills", {"required_skills": ["NonexistentSkill123"]}),
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def serve(app: Any) -> Iterator[str]:
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-
-
-@pytest.fixture
-def base_url(gateway: Gateway) -> Iterator[str]:
-    yield from serve(build_http_app(gateway))
 
 
 @pytest.fixture
