@@ -5,6 +5,7 @@ hybrid query our retriever needs. `HAYGATE_QDRANT_URL` switches every pipeline t
 `local:/path` select qdrant-client's local mode, which speaks the same API (tests use it).
 """
 
+import dataclasses
 from typing import Any
 
 from haystack import Document
@@ -21,18 +22,54 @@ from components.hybrid import (
     TEXT_PREFIX,
     Hit,
     HybridQuery,
+    document_from_payload,
     normalized_score,
     stable_order,
 )
 
-_FIELD_SCHEMAS = {
+_FIELD_SCHEMAS: dict[str, Any] = {
     "keyword": "keyword",
+    "keyword_prefix": rest.KeywordIndexParams(type=rest.KeywordIndexType.KEYWORD, prefix=True),
     "integer": "integer",
     "float": "float",
     "bool": "bool",
     "datetime": "datetime",
     "uuid": "uuid",
 }
+
+
+_TEXT_MATCH: dict[str, Any] = {
+    "match": lambda value: rest.MatchText(text=value),
+    "phrase": lambda value: rest.MatchPhrase(phrase=value),
+    "prefix": lambda value: rest.MatchPrefix(prefix=value),
+}
+
+
+def server_filter(filters: dict[str, Any] | None) -> rest.Filter | None:
+    """Haystack filters -> qdrant-client, with haygate's full-text operators (`match`, `phrase`, `prefix`).
+
+    Logical nodes are walked here so that full-text leaves can sit anywhere in the tree; every other leaf
+    goes through qdrant-haystack's converter, exactly as before.
+    """
+    if not filters:
+        return None
+    node = _server_node(filters)
+    return node if isinstance(node, rest.Filter) else rest.Filter(must=[node])
+
+
+def _server_node(node: dict[str, Any]) -> Any:
+    operator = node.get("operator")
+    if "conditions" in node:
+        children = [_server_node(child) for child in node["conditions"]]
+        if operator == "AND":
+            return rest.Filter(must=children)
+        if operator == "OR":
+            return rest.Filter(should=children)
+        if operator == "NOT":
+            return rest.Filter(must_not=[rest.Filter(must=children)])
+    if operator in _TEXT_MATCH:
+        return rest.FieldCondition(key=node["field"], match=_TEXT_MATCH[operator](node["value"]))
+    return convert_filters_to_qdrant(node)
 
 
 def text_index_schema() -> rest.TextIndexParams:
@@ -86,7 +123,23 @@ class QdrantServerStore(QdrantDocumentStore):
         return False
 
     def meta_by_filter(self, filters: dict[str, Any] | None) -> list[Document]:
-        return [d for d in self.filter_documents(filters)]
+        """Documents without vectors, by a filter that may use the full-text operators."""
+        self._initialize_client()
+        assert self._client is not None
+        documents: list[Document] = []
+        offset = None
+        while True:
+            points, offset = self._client.scroll(
+                self.index,
+                scroll_filter=server_filter(filters),
+                limit=1024,
+                offset=offset,
+                with_payload=True,
+                with_vectors=False,
+            )
+            documents += [document_from_payload(p.payload or {}, 0.0) for p in points]
+            if offset is None:
+                return [dataclasses.replace(d, score=None) for d in documents]
 
     def count_documents(self, filters: dict[str, Any] | None = None) -> int:  # type: ignore[override]
         if filters:
@@ -100,7 +153,7 @@ class QdrantServerStore(QdrantDocumentStore):
             return []
         self._initialize_client()
         assert self._client is not None
-        condition = convert_filters_to_qdrant(query.filters) if query.filters else None
+        condition = server_filter(query.filters)
         scorers = {name: self._scorer(name, query) for name in sources}
         singles = [
             rest.QueryRequest(

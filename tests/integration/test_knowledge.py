@@ -186,3 +186,16 @@ def test_no_crafted_arguments_read_another_project(
     ids = {r["id"] for r in result["results"]}
     assert not ids & OTHER_IDS
     assert ids <= expected(TOOLS[tool])
+
+
+def test_tools_above_the_server_tier_are_not_served(samples_dir: Path, tmp_path: Path) -> None:
+    import yaml
+
+    internal = yaml.safe_load((PROJECT / "configs" / "tools" / "search_docs.yaml").read_text())
+    internal.update(name="search_docs_internal", tier="internal")
+    path = tmp_path / "internal.yaml"
+    path.write_text(yaml.safe_dump(internal))
+    files = [PROJECT / "configs" / "tools" / "knowledge.yaml", path]
+    for tier, expected in (("public", set(TOOLS)), ("internal", {*TOOLS, "search_docs_internal"})):
+        with settings_override(data_dir=str(samples_dir), qdrant_url=None, project_id=OWN, tier=tier):
+            assert set(Gateway.load(files=files).tools) == expected

@@ -132,3 +132,30 @@ def test_bad_filters_raise_filter_error(filters: dict[str, Any], fragment: str) 
 
 def test_filter_fields_lists_every_leaf() -> None:
     assert filter_fields(FILTERS[-1]) == {"meta.lang", "meta.flag", "meta.year"}
+
+
+def test_full_text_operators_convert_for_edge_and_for_a_qdrant_server() -> None:
+    from qdrant_client.http import models as rest
+
+    from components.server_store import server_filter
+
+    filters = {
+        "operator": "AND",
+        "conditions": [
+            {"field": "meta.entity_type", "operator": "==", "value": "bug"},
+            {"operator": "NOT", "conditions": [{"field": "content", "operator": "phrase", "value": "ios keyboard"}]},
+            {"field": "meta.terms", "operator": "prefix", "value": "notif"},
+            {"field": "content", "operator": "match", "value": "crash"},
+        ],
+    }
+    edge = convert_filters(filters)
+    assert edge is not None
+    server = server_filter(filters)
+    assert server is not None and server.must is not None
+    _, negated, prefix, match = server.must
+    assert isinstance(negated, rest.Filter) and negated.must_not is not None
+    assert negated.must_not[0].must[0].match == rest.MatchPhrase(phrase="ios keyboard")  # type: ignore[index, union-attr]
+    assert prefix.match == rest.MatchPrefix(prefix="notif")  # type: ignore[union-attr]
+    assert match.match == rest.MatchText(text="crash")  # type: ignore[union-attr]
+    with pytest.raises(FilterError, match="non-empty string"):
+        convert_filters({"field": "content", "operator": "match", "value": "  "})
