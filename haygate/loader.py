@@ -1,7 +1,6 @@
 """Load pipeline YAML the way every caller must: allow-listed types only, with errors that name the
 file and the component."""
 
-import copy
 import logging
 from pathlib import Path
 from typing import Any
@@ -39,15 +38,17 @@ def _fast_deepcopy(obj: Any) -> Any:
     if kind is dict:
         return {k: _fast_deepcopy(v) for k, v in obj.items()}
     if kind is Document:
-        # A shallow copy skips Document.__init__ and Haystack's attribute tracking; the mutable parts
-        # are then replaced with copies of their own.
-        clone = copy.copy(obj)
-        clone.__dict__.update(
+        # A new instance with a copied __dict__ skips Document.__init__ and Haystack's attribute tracking;
+        # the mutable parts are then replaced with copies of their own.
+        clone = object.__new__(Document)
+        state = dict(obj.__dict__)
+        state.update(
             meta=_fast_deepcopy(obj.meta),
             embedding=None if obj.embedding is None else list(obj.embedding),
             sparse_embedding=None if obj.sparse_embedding is None else _haystack_deepcopy(obj.sparse_embedding),
             blob=None if obj.blob is None else _haystack_deepcopy(obj.blob),
         )
+        clone.__dict__ = state
         return clone
     return _haystack_deepcopy(obj)
 

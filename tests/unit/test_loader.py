@@ -98,3 +98,16 @@ def test_validate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     path.write_text(yaml.safe_dump(source))
     assert main(["validate", str(path)]) == 2
     assert "missing.yaml: cannot read pipeline" in capsys.readouterr().out
+
+
+def test_pipeline_copies_of_documents_are_deep_and_equal() -> None:
+    from haystack import Document
+
+    from haygate.loader import _fast_deepcopy
+
+    original = Document(id="x", content="c", meta={"a": {"b": [1]}}, score=0.5, embedding=[0.1, 0.2])
+    clone = _fast_deepcopy([original])[0]
+    assert clone == original and clone is not original
+    clone.meta["a"]["b"].append(2)
+    clone.embedding.append(0.3)  # type: ignore[union-attr]
+    assert original.meta == {"a": {"b": [1]}} and original.embedding == [0.1, 0.2]
