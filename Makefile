@@ -4,12 +4,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: install run serve-stdio test lint bench clean
+.PHONY: install run serve-stdio test test-fast lint bench clean
 
+# --no-compile: Python compiles what it imports on first use; byte-compiling all of torch up front costs ~30 s.
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --no-compile --progress-bar on -e ".[dev]"
 	@rm -f $(VENV)/.installed-*
 	@touch $(STAMP)
 
@@ -24,11 +24,16 @@ run: install
 serve-stdio: install
 	$(BIN)/haygate serve
 
+# One worker per core; the tests on the ingested samples share one worker, which ingests them once.
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadgroup
+
+# Everything but the tests marked slow (sample ingest, other processes): well under a minute.
+test-fast: install
+	$(BIN)/python -m pytest -m "not slow"
 
 lint: install
-	$(BIN)/ruff check components haygate server.py tests scripts
+	$(BIN)/ruff check haygate server.py tests scripts
 	$(BIN)/mypy
 
 bench: install

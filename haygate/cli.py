@@ -1,4 +1,6 @@
-"""`haygate` command line: serve, ingest, delete, validate, call."""
+"""`haygate` command line: serve, ingest, delete, optimize, validate, call, extract, eval and tune.
+
+The top layer: it builds `Settings` from the environment once and hands them to what it runs."""
 
 import haygate._env  # noqa: F401  (offline defaults before anything reads the environment)
 
@@ -10,9 +12,12 @@ import sys
 import time
 from pathlib import Path
 
-from components.collections import close_all
-from components.errors import ConfigurationError, HaygateError, StoreInUseError
-from haygate.settings import get_settings
+from haygate.errors import ConfigurationError, HaygateError, StoreInUseError
+from haygate.gateway.loader import Loader
+from haygate.gateway.runtime import Gateway, load_tools
+from haygate.ingest.extract import write_extractions
+from haygate.ingest.indexer import delete_records, ingest_files, sample_files
+from haygate.settings import Settings
 
 logger = logging.getLogger("haygate")
 
@@ -30,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     for noisy in ("httpx", "sentence_transformers", "haystack", "transformers"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     try:
-        return int(args.handler(args) or 0)
+        return int(args.handler(args, Settings()) or 0)
     except StoreInUseError as error:
         print(f"error: {error.message}", file=sys.stderr)
         return EXIT_IN_USE
@@ -43,8 +48,6 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
-    finally:
-        close_all()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -112,62 +115,55 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import torch
-
-    from haygate.gateway import Gateway
-
-    settings = get_settings()
-    # One intra-op thread per query: on a busy 2-core box, two spinning threads cost 10x in latency.
-    torch.set_num_threads(1)
-    gateway = Gateway.load(settings)
-    gateway.warm_up()
-    logger.info("serving %d tool(s): %s", len(gateway.tools), ", ".join(sorted(gateway.tools)))
-    if not args.http:
-        from server import build_mcp
-
-        build_mcp(gateway).run(transport="stdio", show_banner=False)
-        return EXIT_OK
     import uvicorn
 
-    from server import build_http_app
+    from haygate.gateway.http import build_http_app
+    from haygate.gateway.mcp import build_mcp
 
-    host = args.host or settings.host
-    port = args.port or settings.port
-    app = build_http_app(gateway, token=settings.token)
-    auth = "bearer token required" if settings.token else "no token (set HAYGATE_TOKEN to require one)"
-    if not settings.token and host not in ("127.0.0.1", "localhost", "::1"):
-        logger.warning("binding %s without HAYGATE_TOKEN: anyone who can reach this port can call every tool", host)
-    logger.info("MCP at http://%s:%d/mcp, REST at /api/tools/{name}; %s", host, port, auth)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # One intra-op thread per query: on a busy 2-core box, two spinning threads cost 10x in latency.
+    torch.set_num_threads(1)
+    with Loader(settings) as loader:
+        gateway = Gateway.load(loader)
+        gateway.warm_up()
+        logger.info("serving %d tool(s): %s", len(gateway.tools), ", ".join(sorted(gateway.tools)))
+        if not args.http:
+            build_mcp(gateway).run(transport="stdio", show_banner=False)
+            return EXIT_OK
+        host = args.host or settings.host
+        port = args.port or settings.port
+        app = build_http_app(gateway, token=settings.token)
+        auth = "bearer token required" if settings.token else "no token (set HAYGATE_TOKEN to require one)"
+        if not settings.token and host not in ("127.0.0.1", "localhost", "::1"):
+            logger.warning("binding %s without HAYGATE_TOKEN: anyone who can reach this port can call every tool", host)
+        logger.info("MCP at http://%s:%d/mcp, REST at /api/tools/{name}; %s", host, port, auth)
+        uvicorn.run(app, host=host, port=port, log_level="warning")
     return EXIT_OK
 
 
-def cmd_ingest(args: argparse.Namespace) -> int:
-    from haygate.ingest import ingest_files, sample_files
-
+def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     if args.samples:
-        jobs = sample_files()
+        jobs = sample_files(settings.home / "samples", settings.collections_dir)
     elif args.collection and args.files:
         jobs = {args.collection: list(args.files)}
     else:
         print("error: give COLLECTION FILE... or --samples", file=sys.stderr)
         return EXIT_CONFIG
     failed = False
-    for collection, files in jobs.items():
-        report = ingest_files(collection, files, progress=not args.no_progress)
-        for problem in report.errors:
-            print(f"rejected {problem}", file=sys.stderr)
-        for warning in report.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-        print(report.summary(), file=sys.stderr)
-        failed = failed or bool(report.errors)
+    with Loader(settings) as loader:
+        for collection, files in jobs.items():
+            report = ingest_files(loader.collection(collection), files, progress=not args.no_progress)
+            for problem in report.errors:
+                print(f"rejected {problem}", file=sys.stderr)
+            for warning in report.warnings:
+                print(f"warning: {warning}", file=sys.stderr)
+            print(report.summary(), file=sys.stderr)
+            failed = failed or bool(report.errors)
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def cmd_extract(args: argparse.Namespace) -> int:
-    from haygate.extract import write_extractions
-
+def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
     if not args.source.is_file():
         print(f"error: {args.source}: no such file", file=sys.stderr)
         return EXIT_FAILED
@@ -177,39 +173,31 @@ def cmd_extract(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_optimize(args: argparse.Namespace) -> int:
-    from components.collections import open_collection, schema_for
-
-    schema_for(args.collection)  # an unknown collection is a configuration error, not an empty store
-    store = open_collection(args.collection)
-    if not store.exists():
-        print(f"error: collection '{args.collection}' is empty; ingest it first", file=sys.stderr)
-        return EXIT_FAILED
-    started = time.perf_counter()
-    store.optimize()
-    print(f"{args.collection}: optimized {store.count_documents()} points in {time.perf_counter() - started:.1f} s")
+def cmd_optimize(args: argparse.Namespace, settings: Settings) -> int:
+    with Loader(settings) as loader:
+        store = loader.store(args.collection)  # an unknown collection is an error, not an empty store
+        if not store.exists():
+            print(f"error: collection '{args.collection}' is empty; ingest it first", file=sys.stderr)
+            return EXIT_FAILED
+        started = time.perf_counter()
+        store.optimize()
+        print(f"{args.collection}: optimized {store.count_documents()} points in {time.perf_counter() - started:.1f} s")
     return EXIT_OK
 
 
-def cmd_delete(args: argparse.Namespace) -> int:
-    from haygate.ingest import delete_records
-
-    deleted, missing = delete_records(args.collection, args.ids)
-    print(
-        f"{args.collection}: deleted {len(args.ids) - len(missing)} record(s), {deleted} point(s)",
-        file=sys.stderr,
-    )
+def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
+    with Loader(settings) as loader:
+        deleted, missing = delete_records(loader.store(args.collection), args.ids)
+    print(f"{args.collection}: deleted {len(args.ids) - len(missing)} record(s), {deleted} point(s)", file=sys.stderr)
     if missing:
         print(f"error: not found in '{args.collection}': {', '.join(missing)}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
 
 
-def cmd_validate(args: argparse.Namespace) -> int:
-    from haygate.gateway import load_tools
-
-    settings = get_settings()
-    runtimes, problems = load_tools(settings, args.files or None)
+def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
+    with Loader(settings) as loader:
+        runtimes, problems = load_tools(loader, args.files or None)
     for name in sorted(runtimes):
         print(f"ok  {name}  ({runtimes[name].declaration.source_file})")
     for problem in problems:
@@ -217,28 +205,27 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_CONFIG if problems else EXIT_OK
 
 
-def cmd_call(args: argparse.Namespace) -> int:
-    from haygate.gateway import Gateway
-
+def cmd_call(args: argparse.Namespace, settings: Settings) -> int:
     try:
         arguments = json.loads(args.arguments)
     except json.JSONDecodeError as error:
         print(f"error: --json is not valid JSON: {error}", file=sys.stderr)
         return EXIT_CONFIG
-    gateway = Gateway.load()
-    result = gateway.call(args.tool, arguments)
+    with Loader(settings) as loader:
+        result = Gateway.load(loader).call(args.tool, arguments)
     print(json.dumps(result, indent=2, default=str))
     return EXIT_OK
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
+def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    # Evaluation pulls in ranx (numba) and scipy; other commands should not wait for them.
     from haygate.evaluation.datasets import load_dataset
     from haygate.evaluation.report import write_report
     from haygate.evaluation.runner import DEFAULT_METRICS, evaluate_variants
 
     dataset = load_dataset(args.dataset, args.split)
     results, comparisons = evaluate_variants(
-        dataset, args.pipeline, [*DEFAULT_METRICS, *args.metric], progress=not args.no_progress
+        settings, dataset, args.pipeline, [*DEFAULT_METRICS, *args.metric], progress=not args.no_progress
     )
     write_report(args.out, dataset, results, comparisons)
     print((args.out / "report.md").read_text())
@@ -246,13 +233,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_tune(args: argparse.Namespace) -> int:
+def cmd_tune(args: argparse.Namespace, settings: Settings) -> int:
     from haygate.evaluation.datasets import load_dataset
     from haygate.evaluation.tune import tune
 
     dataset = load_dataset(args.dataset, args.split)
     validate = load_dataset(args.dataset, args.validate_split) if args.validate_split else None
     summary = tune(
+        settings,
         dataset,
         args.pipeline,
         args.grid,

@@ -1,9 +1,10 @@
-"""Server settings, read from `HAYGATE_*` environment variables."""
+"""Deployment settings, read from `HAYGATE_*` environment variables.
 
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
-from functools import lru_cache
+A `Settings` object is built once, at the entry point (the CLI, a test, an evaluation run), and handed to
+the loader, which is the only reader: components never see settings, they get what the loader builds
+from them (a document store, an absolute file path). Nothing in haygate writes `os.environ`.
+"""
+
 from pathlib import Path
 from typing import Literal
 
@@ -19,12 +20,12 @@ TIER_ORDER: dict[str, int] = {"public": 0, "internal": 1, "admin": 2}
 class Settings(BaseSettings):
     """Everything a deployment changes; nothing here is per tool."""
 
-    model_config = SettingsConfigDict(env_prefix="HAYGATE_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="HAYGATE_", extra="ignore", frozen=True)
 
     home: Path = Field(default=PROJECT_ROOT, description="Folder holding configs/ and pipelines/.")
     data_dir: Path = Field(default=PROJECT_ROOT / "data", description="Where embedded shards live.")
     qdrant_url: str | None = Field(default=None, description="Use a Qdrant server instead of Qdrant Edge.")
-    qdrant_api_key: str | None = None
+    qdrant_api_key: str | None = Field(default=None, description="API key for that server.")
     token: str | None = Field(default=None, description="Bearer token required on HTTP when set.")
     tier: Tier = Field(default="public", description="Highest tool access tier this server exposes.")
     project_id: str | None = Field(default=None, description="Tenant key applied server-side.")
@@ -39,30 +40,10 @@ class Settings(BaseSettings):
     def collections_dir(self) -> Path:
         return self.home / "configs" / "collections"
 
+    @property
+    def pipelines_dir(self) -> Path:
+        return self.home / "pipelines"
 
-@lru_cache(maxsize=1)
-def get_settings() -> Settings:
-    """Settings are read once per process; tests call `get_settings.cache_clear()` after changing env."""
-    return Settings()
-
-
-@contextmanager
-def settings_override(**values: str | None) -> Iterator[Settings]:
-    """Temporarily set `HAYGATE_<NAME>` variables (None unsets), e.g. to point at an isolated eval store."""
-    names = {f"HAYGATE_{key.upper()}": value for key, value in values.items()}
-    previous = {name: os.environ.get(name) for name in names}
-    for name, value in names.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
-    get_settings.cache_clear()
-    try:
-        yield get_settings()
-    finally:
-        for name, value in previous.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        get_settings.cache_clear()
+    def exposes(self, tier: str) -> bool:
+        """Whether a tool of `tier` is served at this server's tier."""
+        return TIER_ORDER[tier] <= TIER_ORDER[self.tier]

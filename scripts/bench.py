@@ -28,12 +28,17 @@ from typing import Any
 import numpy as np
 import torch
 from haystack import Document
+from haystack.dataclasses import SparseEmbedding
 from qdrant_edge import Bm25, Bm25Config
 
-from components.collections import close_all, open_collection, schema_for
-from components.embedders import Bm25SparseTextEmbedder, DenseTextEmbedder, to_sparse
-from components.hybrid import HybridQuery
-from haygate.settings import get_settings
+from haygate.components.bm25_sparse_text_embedder import Bm25SparseTextEmbedder
+from haygate.components.dense_text_embedder import DenseTextEmbedder
+from haygate.document_stores.hybrid import HybridDocumentStore, HybridQuery
+from haygate.gateway.loader import Loader
+from haygate.ingest.indexer import ingest_files
+from haygate.ingest.mapping import to_document
+from haygate.ingest.readers import read_records
+from haygate.settings import Settings
 
 PROJECT = Path(__file__).resolve().parent.parent
 SHARED_SECTIONS = PROJECT.parent / "shared" / "data" / "haystack-docs" / "sections.jsonl"
@@ -58,13 +63,8 @@ def timed(fn: Callable[[], Any]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def use_backend(data_dir: Path, qdrant_url: str | None) -> None:
-    close_all()
-    os.environ["HAYGATE_DATA_DIR"] = str(data_dir)
-    os.environ.pop("HAYGATE_QDRANT_URL", None)
-    if qdrant_url:
-        os.environ["HAYGATE_QDRANT_URL"] = qdrant_url
-    get_settings.cache_clear()
+def backend(data_dir: Path, qdrant_url: str | None) -> Settings:
+    return Settings(home=PROJECT, data_dir=data_dir, qdrant_url=qdrant_url)
 
 
 def synthetic_documents(n: int, seed: int = 7) -> list[Document]:
@@ -76,6 +76,7 @@ def synthetic_documents(n: int, seed: int = 7) -> list[Document]:
     documents = []
     for i in range(n):
         text = " ".join(rng.choices(vocabulary, k=60))
+        sparse = bm25.embed_document(text)
         section = f"{rng.choice(SECTIONS)}/topic-{rng.randrange(40)}"
         parts = section.split("/")
         documents.append(
@@ -92,7 +93,7 @@ def synthetic_documents(n: int, seed: int = 7) -> list[Document]:
                     "record_id": f"syn-{i}",
                 },
                 embedding=vectors[i].tolist(),
-                sparse_embedding=to_sparse(bm25.embed_document(text)),
+                sparse_embedding=SparseEmbedding(indices=list(sparse.indices), values=list(sparse.values)),
             )
         )
     return documents
@@ -103,15 +104,16 @@ def queries(count: int, seed: int = 11) -> list[str]:
     return [" ".join(f"term{rng.randrange(5000)}" for _ in range(4)) for _ in range(count)]
 
 
-def load_store(documents: list[Document]) -> Any:
-    store = open_collection("docs")
+def load_store(store: HybridDocumentStore, documents: list[Document]) -> HybridDocumentStore:
     for start in range(0, len(documents), 1000):
         store.write_documents(documents[start : start + 1000])
     store.optimize()
     return store
 
 
-def measure_backend(documents: list[Document], texts: list[str], embedder: DenseTextEmbedder) -> dict[str, Any]:
+def measure_backend(
+    settings: Settings, documents: list[Document], texts: list[str], embedder: DenseTextEmbedder
+) -> dict[str, Any]:
     """Per query, in sequence: query embedding, the store call alone, then the whole tool call.
 
     Measuring the three back to back for each query, and taking the median of the per-query difference,
@@ -121,14 +123,15 @@ def measure_backend(documents: list[Document], texts: list[str], embedder: Dense
     """
     from fastmcp import Client
 
-    from haygate.gateway import Gateway
-    from server import build_mcp
+    from haygate.gateway.mcp import build_mcp
+    from haygate.gateway.runtime import Gateway
 
+    loader = Loader(settings)
     started = time.perf_counter()
-    store = load_store(documents)
+    store = load_store(loader.store("docs"), documents)
     load_seconds = time.perf_counter() - started
     sparse = Bm25SparseTextEmbedder()
-    gateway = Gateway.load()
+    gateway = Gateway.load(loader, files=[settings.tools_dir / "search_docs.yaml"])
     gateway.warm_up()
     server_ms: list[float] = []
     call_async = gateway.call_async
@@ -177,6 +180,7 @@ def measure_backend(documents: list[Document], texts: list[str], embedder: Dense
 
     asyncio.run(run("no_filter", {}, None))
     asyncio.run(run("filtered", FILTERED, filters))
+    loader.close()
     return result
 
 
@@ -188,11 +192,9 @@ def real_texts(limit: int) -> tuple[Path, str]:
         target.write_text("\n".join(lines) + "\n")
         return target, f"haystack-docs sections.jsonl (first {len(lines)})"
     target = folder / "samples.jsonl"
-    from haygate.records import read_records
-
     rows = [r.data for p in sorted((PROJECT / "samples" / "docs").glob("*.md")) for r in read_records(p) if r.data]
     target.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    return target, f"bundled samples ({len(rows)} sections)"
+    return target, f"bundled samples ({len(rows)} Markdown files)"
 
 
 def measure_ingest(limit: int, work: Path, rounds: int = 2) -> dict[str, Any]:
@@ -200,14 +202,20 @@ def measure_ingest(limit: int, work: Path, rounds: int = 2) -> dict[str, Any]:
 
     Alternating cancels the drift of a noisy machine; the ratio is taken per round, then the median.
     """
-    from haygate.ingest import indexing_pipeline, ingest_files
-    from haygate.records import read_records, to_documents
-
     source, label = real_texts(limit)
-    schema = schema_for("docs")
-    documents = [d for r in read_records(source) if r.data for d in to_documents(r.data, schema)]
+    settings = backend(work / "ingest-texts", None)
+    with Loader(settings) as loader:
+        collection = loader.collection("docs")
+        pipeline = collection.indexing
+        records = [to_document(r.data, collection.schema) for r in read_records(source) if r.data]
+        # What the dense embedder sees: the documents after the stages before it in indexing/docs.yaml.
+        routed = pipeline.get_component("router").run(documents=records)
+        pages = routed["markdown"]
+        split = pipeline.get_component("headings").run(documents=pages)["documents"] if pages else []
+        documents = pipeline.get_component("sections").run(documents=split)["documents"] + routed["unmatched"]
+        for stage in ("section_metadata", "splitter", "chunk_ids"):
+            documents = pipeline.get_component(stage).run(documents=documents)["documents"]
     texts = [f"{d.meta.get('title', '')}\n{d.content}" for d in documents]  # what DenseDocumentEmbedder embeds
-    pipeline = indexing_pipeline(schema)
     pipeline.warm_up()
     model = pipeline.get_component("dense_embedder").embedding_backend.model
     model.encode(texts[:64], batch_size=32)
@@ -216,11 +224,13 @@ def measure_ingest(limit: int, work: Path, rounds: int = 2) -> dict[str, Any]:
         start = time.perf_counter()
         model.encode(texts, batch_size=32, show_progress_bar=False)
         encode_seconds = time.perf_counter() - start
-        use_backend(work / f"ingest-{round_number}", None)
-        start = time.perf_counter()
-        report = ingest_files("docs", [source], progress=False, pipeline=pipeline)
-        ingest_seconds = time.perf_counter() - start
-        close_all()
+        with Loader(backend(work / f"ingest-{round_number}", None)) as loader:
+            collection = loader.collection("docs")
+            collection.indexing = pipeline  # the warm pipeline; its writer writes to this round's store
+            pipeline.get_component("writer").document_store = collection.store
+            start = time.perf_counter()
+            report = ingest_files(collection, [source], progress=False)
+            ingest_seconds = time.perf_counter() - start
         assert report.written == report.records
         encode_rates.append(len(documents) / encode_seconds)
         ingest_rates.append(len(documents) / ingest_seconds)
@@ -256,13 +266,10 @@ def main() -> None:
     embedder.warm_up()
     embedder.run("warm up")
     if "a" not in args.skip:
-        use_backend(work / "edge", None)
-        report["a_qdrant_edge"] = measure_backend(documents, texts, embedder)
-        close_all()
+        report["a_qdrant_edge"] = measure_backend(backend(work / "edge", None), documents, texts, embedder)
     if "b" not in args.skip:
-        use_backend(work / "local", ":memory:")
-        report["b_qdrant_local_mode"] = measure_backend(documents, texts[: args.local_queries], embedder)
-        close_all()
+        local = backend(work / "local", ":memory:")
+        report["b_qdrant_local_mode"] = measure_backend(local, documents, texts[: args.local_queries], embedder)
     if "a_qdrant_edge" in report and "b_qdrant_local_mode" in report:
         edge, local = report["a_qdrant_edge"], report["b_qdrant_local_mode"]
         report["edge_speedup_store_p50"] = {

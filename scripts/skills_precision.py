@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from components.collections import close_all
-from components.skills import SkillVocabulary
-from haygate.gateway import Gateway
-from haygate.ingest import ingest_files
-from haygate.settings import get_settings, settings_override
+from haygate.gateway.loader import Loader
+from haygate.gateway.runtime import Gateway
+from haygate.ingest.indexer import ingest_files
+from haygate.settings import Settings
+from haygate.text.cv_profile import SkillVocabulary
 
 DEFAULT_RESUMES = Path(__file__).resolve().parents[2] / "shared" / "data" / "resumes" / "resumes.jsonl"
 DEFAULT_SKILLS = ["Java", "SQL", "Selenium", "Python", "AWS", "Docker", "Jenkins", "SAP", "Azure", "Hadoop"]
@@ -46,13 +46,13 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=5)
     args = parser.parse_args()
     records = {r["id"]: r for r in map(json.loads, args.resumes.read_text().splitlines())}
-    vocabulary = SkillVocabulary.load(get_settings().home / "configs" / "skills.yaml")
     rows = []
-    with tempfile.TemporaryDirectory() as folder, settings_override(data_dir=folder, qdrant_url=None):
+    with tempfile.TemporaryDirectory() as folder, Loader(Settings(data_dir=Path(folder), qdrant_url=None)) as loader:
+        vocabulary = SkillVocabulary.load(loader.settings.home / "configs" / "skills.yaml")
         started = time.perf_counter()
-        ingest_files("candidates", [args.resumes], progress=False)
+        ingest_files(loader.collection("candidates"), [args.resumes], progress=False)
         ingest_seconds = time.perf_counter() - started
-        gateway = Gateway.load()
+        gateway = Gateway.load(loader, files=[loader.settings.tools_dir / "search_by_skills.yaml"])
         gateway.warm_up()
         for skill in args.skills:
             result = gateway.call("search_by_skills", {"required_skills": [skill], "top_k": args.k})
@@ -68,7 +68,6 @@ def main() -> None:
                     "misses": [i for i in ids if i not in hits],
                 }
             )
-        close_all()
     mean = statistics.mean(r[f"precision@{args.k}"] for r in rows)
     print(json.dumps({"cvs": len(records), "ingest_s": round(ingest_seconds, 1), "mean": mean, "skills": rows}))
     print(f"\n| skill | precision@{args.k} | CVs with the skill |\n|---|---|---|")

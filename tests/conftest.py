@@ -1,8 +1,22 @@
-"""Shared fixtures: real stores in temp dirs, the real gateway, sample collections ingested once."""
+"""Shared fixtures: real stores in temp dirs, real loaders and gateways, the sample collections ingested once.
+
+Settings are objects handed to a loader, never environment variables: a test builds the `Settings` it
+needs, and the loader it opens is closed when the test ends.
+"""
+
+import os
+
+# ranx compiles its numba kernels on first use: about 50 s on 2 cores, paid again in every fresh venv.
+# The tests' judged datasets have a handful of queries, so ranx runs its kernels as plain Python here.
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Two test workers share two cores: one intra-op thread each, or torch spins against itself.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import haygate._env  # noqa: F401  (offline defaults before anything reads the environment)
 
 # isort: split
+import shutil
 import socket
 import threading
 import time
@@ -11,49 +25,79 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from filelock import FileLock
 
-from components.collections import close_all
-from haygate.settings import settings_override
+from haygate.gateway.loader import Loader
+from haygate.gateway.runtime import Gateway
+from haygate.ingest.indexer import ingest_files, sample_files
+from haygate.settings import Settings
 
 PROJECT = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT.parent / "shared" / "data"
+SAMPLES_PROJECT = "acme-rag"  # the tenant the sample knowledge tools serve (the samples hold two)
+
+
+def make_settings(data_dir: Path, **values: Any) -> Settings:
+    """Settings for a test: explicit values win over any HAYGATE_* variable of the developer's shell."""
+    defaults: dict[str, Any] = {
+        "home": PROJECT,
+        "data_dir": data_dir,
+        "qdrant_url": None,
+        "qdrant_api_key": None,
+        "token": None,
+        "tier": "public",
+        "project_id": None,
+    }
+    return Settings(**{**defaults, **values})
 
 
 @pytest.fixture
-def haygate_env(tmp_path: Path) -> Iterator[Path]:
-    """A fresh, empty data dir for one test (stores opened in it are closed afterwards)."""
-    with settings_override(data_dir=str(tmp_path / "data"), qdrant_url=None):
-        yield tmp_path / "data"
-        close_all()
+def settings(tmp_path: Path) -> Settings:
+    """A fresh, empty data dir."""
+    return make_settings(tmp_path / "data")
+
+
+@pytest.fixture
+def loader(settings: Settings) -> Iterator[Loader]:
+    with Loader(settings) as opened:
+        yield opened
 
 
 @pytest.fixture(scope="session")
-def samples_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The bundled sample collections, ingested once per test session into their own data dir."""
-    from haygate.ingest import ingest_files, sample_files
+def samples_dir(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """The bundled sample collections, ingested with real embeddings once per run, then copied for this
+    process (a shard has one owning process, and with `-n auto` every worker is one).
 
-    data_dir = tmp_path_factory.mktemp("samples") / "data"
-    with settings_override(data_dir=str(data_dir), qdrant_url=None):
-        for collection, files in sample_files().items():
-            report = ingest_files(collection, files, progress=False)
-            assert not report.errors, report.errors
-        close_all()
-    yield data_dir
+    Each collection is its own shard folder with its own lock, so workers ingest different collections at
+    the same time; each starts at a different collection and takes whichever is left.
+    """
+    run_root = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    shared = make_settings(run_root / "samples-ingested")
+    jobs = sorted(sample_files(PROJECT / "samples", shared.collections_dir).items())
+    start = int(worker_id.removeprefix("gw")) if worker_id.startswith("gw") else 0
+    for collection, files in jobs[start % len(jobs) :] + jobs[: start % len(jobs)]:
+        with FileLock(str(run_root / f"samples-{collection}.lock")):
+            done = run_root / f"samples-{collection}.complete"
+            if not done.exists():
+                with Loader(shared) as loader:
+                    report = ingest_files(loader.collection(collection), files, progress=False)
+                assert not report.errors, report.errors
+                done.touch()
+    own = tmp_path_factory.mktemp("samples") / "data"
+    shutil.copytree(shared.data_dir, own)
+    return own
 
 
-@pytest.fixture
-def samples_env(samples_dir: Path) -> Iterator[Path]:
-    """Settings pointing at the ingested samples for one test."""
-    with settings_override(data_dir=str(samples_dir), qdrant_url=None):
-        yield samples_dir
-        close_all()
+@pytest.fixture(scope="session")
+def samples_settings(samples_dir: Path) -> Settings:
+    return make_settings(samples_dir, project_id=SAMPLES_PROJECT)
 
 
-@pytest.fixture
-def gateway(samples_env: Path):  # type: ignore[no-untyped-def]
-    from haygate.gateway import Gateway
-
-    return Gateway.load()
+@pytest.fixture(scope="session")
+def gateway(samples_settings: Settings) -> Iterator[Gateway]:
+    """Every tool over the ingested samples, loaded once for the session (tenant: acme-rag)."""
+    with Loader(samples_settings) as loader:
+        yield Gateway.load(loader)
 
 
 @pytest.fixture(scope="session")
@@ -103,9 +147,19 @@ def serve(app: Any) -> Iterator[str]:
     thread.join(timeout=10)
 
 
-@pytest.fixture
-def base_url(gateway):  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="session")
+def base_url(gateway: Gateway) -> Iterator[str]:
     """The sample gateway over real HTTP (REST and streamable-HTTP MCP)."""
-    from server import build_http_app
+    from haygate.gateway.http import build_http_app
 
     yield from serve(build_http_app(gateway))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that needs the ingested samples is slow, and runs first: with `-n auto` every worker then
+    starts by ingesting a share of the sample collections, the longest single job of the run."""
+    on_samples = [item for item in items if "samples_dir" in getattr(item, "fixturenames", ())]
+    for item in on_samples:
+        item.add_marker(pytest.mark.slow)
+    chosen = set(on_samples)
+    items[:] = [*on_samples, *(item for item in items if item not in chosen)]

@@ -9,14 +9,10 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from components.errors import InvalidRequestError
-from haygate.records import read_records
+from haygate.errors import DatasetError
+from haygate.ingest.readers import read_records
 
 logger = logging.getLogger(__name__)
-
-
-class DatasetError(InvalidRequestError):
-    """A dataset that cannot be evaluated; the message names the file and line."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,10 @@
 """Index a judged corpus once, run every judged query through each pipeline variant, score with ranx.
 
-The query pipelines are loaded with the server's loader and run exactly as a tool call runs them: the
-arguments go into `query_builder.arguments`, the ranked list comes out of `formatter.result`.
+The query pipelines are loaded with the server's loader and run exactly as a tool call runs them, through
+their declared interface: each judged query goes to the input `query` with `max_results` set to the run
+depth, and the ranked ids come from the output `result` (`results[].id`). The corpus is indexed by the
+`beir` collection's own indexing pipeline into a store of its own: evaluation builds its own `Settings`
+with that store's folder as `data_dir`, and one loader serves indexing and querying alike.
 """
 
 import hashlib
@@ -15,18 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from haystack import Pipeline
 from ranx import Qrels, Run, evaluate
 from scipy.stats import ttest_rel
 from tqdm import tqdm
 
-from components.collections import close_all, schema_for
-from components.embedders import DenseTextEmbedder
-from components.errors import ConfigurationError, InvalidRequestError
+from haygate.components.dense_text_embedder import DenseTextEmbedder
+from haygate.errors import ConfigurationError, InvalidRequestError
 from haygate.evaluation.datasets import Dataset, file_digest
-from haygate.ingest import ingest_files
-from haygate.loader import load_pipeline
-from haygate.settings import get_settings, settings_override
+from haygate.gateway.loader import LoadedPipeline, Loader
+from haygate.ingest.indexer import ingest_files
+from haygate.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -34,8 +35,8 @@ EVAL_COLLECTION = "beir"
 DEFAULT_METRICS = ("ndcg@10", "recall@100", "mrr@10", "map@100")
 RUN_DEPTH = 100
 EMPTY_CONTENT = "empty or missing content"
-PIPELINE_INPUT = ("query_builder", "arguments")
-PIPELINE_OUTPUT = ("formatter", "result")
+QUERY_INPUT, DEPTH_INPUT, RESULT_OUTPUT = "query", "max_results", "result"
+Variant = tuple[str, Path, LoadedPipeline]
 
 
 @dataclass
@@ -65,48 +66,49 @@ def check_metrics(metrics: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(metrics))
 
 
-def load_variants(paths: Sequence[Path]) -> list[tuple[str, Path, Pipeline]]:
+def load_variants(loader: Loader, paths: Sequence[Path]) -> list[Variant]:
     """Load every pipeline before indexing, so a broken one fails fast; names come from file stems."""
-    variants: list[tuple[str, Path, Pipeline]] = []
+    variants: list[Variant] = []
     for path in paths:
-        pipeline = load_pipeline(Path(path))
-        names = set(pipeline.to_dict()["components"])
-        missing = {PIPELINE_INPUT[0], PIPELINE_OUTPUT[0]} - names
-        if missing:
-            msg = f"{path}: an evaluated pipeline needs components {sorted(missing)} (role names)"
+        loaded = loader.pipeline(Path(path))
+        missing = [name for name in (QUERY_INPUT, DEPTH_INPUT) if name not in loaded.inputs]
+        if missing or RESULT_OUTPUT not in loaded.outputs:
+            msg = (
+                f"{path}: an evaluated pipeline declares the inputs `{QUERY_INPUT}` and `{DEPTH_INPUT}` and the "
+                f"output `{RESULT_OUTPUT}`; it has inputs {sorted(loaded.inputs)}, outputs {sorted(loaded.outputs)}"
+            )
             raise ConfigurationError(msg, {"file": str(path)})
         name = Path(path).stem
         while name in {v[0] for v in variants}:
             name += "'"
-        variants.append((name, Path(path), pipeline))
+        variants.append((name, Path(path), loaded))
     return variants
 
 
-def index_key(dataset: Dataset) -> str:
-    """Corpus content + indexing configuration: change either and the eval store is rebuilt."""
-    settings = get_settings()
-    schema = schema_for(EVAL_COLLECTION)
-    parts = [
-        file_digest(dataset.corpus_path),
-        (settings.collections_dir / f"{EVAL_COLLECTION}.yaml").read_text(),
-        (settings.home / "pipelines" / schema.indexing).read_text(),
-    ]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+def eval_settings(settings: Settings, dataset: Dataset) -> Settings:
+    """Settings whose data dir is this corpus's own eval store, named by corpus and indexing configuration.
+
+    Any change to the corpus bytes, the `beir` collection schema or its indexing pipeline makes a new store.
+    """
+    with Loader(settings) as loader:
+        fingerprint = loader.collection(EVAL_COLLECTION).fingerprint
+    key = hashlib.sha256(f"{file_digest(dataset.corpus_path)}\n{fingerprint}".encode()).hexdigest()[:16]
+    folder = Path(settings.data_dir) / "eval" / f"{dataset.name}-{key}"
+    return settings.model_copy(update={"data_dir": folder, "qdrant_url": None})
 
 
-def ensure_index(dataset: Dataset, progress: bool = True) -> Path:
-    """The isolated eval store for this corpus and indexing configuration, built once and reused."""
-    settings = get_settings()
-    folder = Path(settings.data_dir) / "eval" / f"{dataset.name}-{index_key(dataset)}"
+def ensure_index(loader: Loader, dataset: Dataset, progress: bool = True) -> Path:
+    """The eval store of `loader`'s settings holds the corpus, built once and reused."""
+    folder = Path(loader.settings.data_dir)
     marker = folder / "index.json"
     if marker.exists():
         logger.info("reusing eval index %s", folder)
         return folder
     started = time.perf_counter()
-    with settings_override(data_dir=str(folder), qdrant_url=None):
-        # One batch for the whole corpus: sentence-transformers then sorts every text by length.
-        report = ingest_files(EVAL_COLLECTION, [dataset.corpus_path], progress=progress, batch_records=1 << 20)
-        close_all()
+    # One batch for the whole corpus: sentence-transformers then sorts every text by length.
+    report = ingest_files(
+        loader.collection(EVAL_COLLECTION), [dataset.corpus_path], progress=progress, batch_records=1 << 20
+    )
     logger.info("indexed %d documents of %s in %.0f s", report.records, dataset.name, time.perf_counter() - started)
     # Documents without text cannot be indexed (real corpora such as Cranfield have a few): they stay
     # unretrievable and count as misses. Any other rejected record is a real problem.
@@ -123,7 +125,7 @@ def ensure_index(dataset: Dataset, progress: bool = True) -> Path:
 def run_variant(
     name: str,
     path: Path,
-    pipeline: Pipeline,
+    loaded: LoadedPipeline,
     dataset: Dataset,
     progress: bool = True,
     depth: int = RUN_DEPTH,
@@ -131,24 +133,20 @@ def run_variant(
 ) -> VariantResult:
     run: dict[str, dict[str, float]] = {}
     latencies: list[float] = []
-    component, socket = PIPELINE_INPUT
-    out_component, out_socket = PIPELINE_OUTPUT
-    pipeline.warm_up()
-    for _, instance in pipeline.walk():
+    loaded.pipeline.warm_up()
+    for _, instance in loaded.pipeline.walk():
         if isinstance(instance, DenseTextEmbedder):
             queries = list(dataset.queries.values())
-            # Query vectors are kept beside the eval index: a warm re-run does not load the model's work again.
+            # Query vectors are kept beside the eval index: a warm re-run does not embed them again.
             if index is not None:
                 instance.prefill_from_file(queries, index)
             else:
                 instance.prefill(queries)
     for query_id, text in tqdm(dataset.queries.items(), desc=f"query {name}", unit="q", disable=not progress):
         start = time.perf_counter()
-        outputs = pipeline.run(
-            {component: {socket: {"query": text, "max_results": depth}}}, include_outputs_from={out_component}
-        )
+        result = loaded.run({QUERY_INPUT: text, DEPTH_INPUT: depth})[RESULT_OUTPUT]
         latencies.append((time.perf_counter() - start) * 1000)
-        ranked = list(dict.fromkeys(str(r["id"]) for r in outputs[out_component][out_socket]["results"]))
+        ranked = list(dict.fromkeys(str(r["id"]) for r in result["results"]))
         # Scores from ranks: ranx sorts by score, and this keeps the pipeline's order exactly.
         run[query_id] = {doc_id: 1.0 / rank for rank, doc_id in enumerate(ranked, start=1)} or {"__none__": 0.0}
     return VariantResult(name=name, pipeline=str(path), run=run, latencies_ms=latencies)
@@ -184,6 +182,7 @@ def compare(results: Sequence[VariantResult], metrics: Sequence[str]) -> list[di
 
 
 def evaluate_variants(
+    settings: Settings,
     dataset: Dataset,
     pipelines: Sequence[Path],
     metrics: Sequence[str] = DEFAULT_METRICS,
@@ -191,17 +190,14 @@ def evaluate_variants(
 ) -> tuple[list[VariantResult], list[dict[str, Any]]]:
     """Everything is validated first (metrics, pipelines); then index once, then run each variant."""
     metrics = check_metrics(metrics)
-    variants = load_variants(pipelines)
-    folder = ensure_index(dataset, progress=progress)
-    results = []
-    with settings_override(data_dir=str(folder), qdrant_url=None):
-        try:
-            for name, path, pipeline in variants:
-                started = time.perf_counter()
-                result = run_variant(name, path, pipeline, dataset, progress=progress, index=folder)
-                score(result, dataset, metrics)
-                results.append(result)
-                logger.info("%s: %d queries in %.1f s", name, len(dataset.queries), time.perf_counter() - started)
-        finally:
-            close_all()
+    with Loader(eval_settings(settings, dataset)) as loader:
+        variants = load_variants(loader, pipelines)
+        folder = ensure_index(loader, dataset, progress=progress)
+        results = []
+        for name, path, loaded in variants:
+            started = time.perf_counter()
+            result = run_variant(name, path, loaded, dataset, progress=progress, index=folder)
+            score(result, dataset, metrics)
+            results.append(result)
+            logger.info("%s: %d queries in %.1f s", name, len(dataset.queries), time.perf_counter() - started)
     return results, compare(results, metrics)

@@ -15,18 +15,19 @@ from typing import Any
 
 import yaml
 
-from components.collections import close_all
-from components.errors import ConfigurationError
+from haygate.errors import ConfigurationError
 from haygate.evaluation.datasets import Dataset
 from haygate.evaluation.runner import (
     DEFAULT_METRICS,
     check_metrics,
     ensure_index,
+    eval_settings,
     load_variants,
     run_variant,
     score,
 )
-from haygate.settings import settings_override
+from haygate.gateway.loader import Loader
+from haygate.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ def apply_point(pipeline: dict[str, Any], params: dict[str, Any]) -> dict[str, A
 
 
 def tune(
+    settings: Settings,
     dataset: Dataset,
     pipeline_path: Path,
     grid_path: Path,
@@ -85,21 +87,18 @@ def tune(
         path = point_dir / f"point-{number:03d}.yaml"
         path.write_text(yaml.safe_dump(apply_point(base, params), sort_keys=False))
         paths.append(path)
-    variants = load_variants([Path(pipeline_path), *paths])  # every point is checked before indexing
-    folder = ensure_index(dataset, progress=progress)
     results: list[GridPoint] = []
     default: dict[str, float] = {}
-    with settings_override(data_dir=str(folder), qdrant_url=None):
-        try:
-            for number, (_, path, pipeline) in enumerate(variants):
-                result = run_variant(path.stem, path, pipeline, dataset, progress=progress, index=folder)
-                score(result, dataset, metrics)
-                if number == 0:
-                    default = result.metrics
-                    continue
-                results.append(GridPoint(number - 1, points[number - 1], result.metrics, result.latency, path))
-        finally:
-            close_all()
+    with Loader(eval_settings(settings, dataset)) as loader:
+        variants = load_variants(loader, [Path(pipeline_path), *paths])  # every point is checked before indexing
+        folder = ensure_index(loader, dataset, progress=progress)
+        for number, (_, path, loaded) in enumerate(variants):
+            result = run_variant(path.stem, path, loaded, dataset, progress=progress, index=folder)
+            score(result, dataset, metrics)
+            if number == 0:
+                default = result.metrics
+                continue
+            results.append(GridPoint(number - 1, points[number - 1], result.metrics, result.latency, path))
     ranked = sorted(results, key=lambda p: -p.metrics[objective])
     best = ranked[0]
     best_yaml = out / f"{Path(pipeline_path).stem}_tuned.yaml"
@@ -120,25 +119,24 @@ def tune(
         ],
     }
     if validate is not None:
-        summary["validation"] = _validate(validate, Path(pipeline_path), best_yaml, metrics, progress)
+        summary["validation"] = _validate(settings, validate, Path(pipeline_path), best_yaml, metrics, progress)
     (out / "tune.json").write_text(json.dumps(summary, indent=2) + "\n")
     (out / "tune.md").write_text(_markdown(summary, metrics))
     return summary
 
 
-def _validate(dataset: Dataset, default: Path, best: Path, metrics: list[str], progress: bool) -> dict[str, Any]:
+def _validate(
+    settings: Settings, dataset: Dataset, default: Path, best: Path, metrics: list[str], progress: bool
+) -> dict[str, Any]:
     """The default and the best point on a second split: a gain that vanishes here was overfitting."""
-    variants = load_variants([default, best])
-    folder = ensure_index(dataset, progress=progress)
     report: dict[str, Any] = {"split": dataset.split}
-    with settings_override(data_dir=str(folder), qdrant_url=None):
-        try:
-            for label, (_, path, pipeline) in zip(("default", "best"), variants, strict=True):
-                result = run_variant(path.stem, path, pipeline, dataset, progress=progress, index=folder)
-                score(result, dataset, metrics)
-                report[label] = result.metrics
-        finally:
-            close_all()
+    with Loader(eval_settings(settings, dataset)) as loader:
+        variants = load_variants(loader, [default, best])
+        folder = ensure_index(loader, dataset, progress=progress)
+        for label, (_, path, loaded) in zip(("default", "best"), variants, strict=True):
+            result = run_variant(path.stem, path, loaded, dataset, progress=progress, index=folder)
+            score(result, dataset, metrics)
+            report[label] = result.metrics
     return report
 
 

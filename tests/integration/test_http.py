@@ -7,8 +7,9 @@ import httpx
 import pytest
 from fastmcp import Client
 
-from haygate.gateway import Gateway
-from server import build_http_app, build_mcp
+from haygate.gateway.http import build_http_app
+from haygate.gateway.mcp import build_mcp
+from haygate.gateway.runtime import Gateway
 from tests.conftest import serve
 
 pytestmark = pytest.mark.integration

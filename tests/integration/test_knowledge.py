@@ -1,7 +1,6 @@
 """get_decisions / get_patterns / get_warnings (spec 001): typed results, topic and query, tenant isolation."""
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,27 +11,27 @@ from fastmcp import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from components.collections import close_all
-from haygate.gateway import Gateway
-from haygate.settings import settings_override
-from server import build_mcp
+from haygate.gateway.loader import Loader
+from haygate.gateway.mcp import build_mcp
+from haygate.gateway.runtime import Gateway
+from tests.conftest import SAMPLES_PROJECT, make_settings
 
 pytestmark = pytest.mark.integration
 
 PROJECT = Path(__file__).resolve().parents[2]
 FIXTURE = [json.loads(line) for line in (PROJECT / "samples" / "knowledge" / "extractions.jsonl").open()]
 TOOLS = {"get_decisions": "decision", "get_patterns": "pattern", "get_warnings": "warning"}
-OWN, OTHER = "acme-rag", "orbit-agents"
+OWN, OTHER = SAMPLES_PROJECT, "orbit-agents"
 OWN_IDS = {r["id"] for r in FIXTURE if r["project_id"] == OWN}
 OTHER_IDS = {r["id"] for r in FIXTURE if r["project_id"] == OTHER}
 TOPICS = sorted({t for r in FIXTURE for t in r["topics"]})
 
 
 @pytest.fixture
-def tenant_gateway(samples_dir: Path) -> Iterator[Gateway]:
-    with settings_override(data_dir=str(samples_dir), qdrant_url=None, project_id=OWN):
-        yield Gateway.load()
-        close_all()
+def tenant_gateway(gateway: Gateway) -> Gateway:
+    """The session's sample gateway serves the tenant OWN."""
+    assert gateway.loader.settings.project_id == OWN
+    return gateway
 
 
 def expected(kind: str, topic: str | None = None) -> set[str]:
@@ -112,10 +111,8 @@ async def test_bad_arguments_get_validation_error(tenant_gateway: Gateway, argum
 
 async def test_a_failing_store_is_an_internal_error_without_internals(samples_dir: Path) -> None:
     # A real store that cannot answer: a Qdrant server URL where nothing listens.
-    with settings_override(data_dir=str(samples_dir), qdrant_url="http://127.0.0.1:9", project_id=OWN):
-        gateway = Gateway.load()
-        result = await call(gateway, "get_decisions", {"topic": "rag"})
-        close_all()
+    with Loader(make_settings(samples_dir, qdrant_url="http://127.0.0.1:9", project_id=OWN)) as loader:
+        result = await call(Gateway.load(loader), "get_decisions", {"topic": "rag"})
     assert result.is_error is True
     error = json.loads(result.content[0].text)["error"]
     assert error["code"] == "INTERNAL_ERROR"
@@ -123,7 +120,7 @@ async def test_a_failing_store_is_an_internal_error_without_internals(samples_di
 
 
 async def test_rest_matches_mcp(tenant_gateway: Gateway) -> None:
-    from server import build_http_app
+    from haygate.gateway.http import build_http_app
 
     transport = httpx.ASGITransport(app=build_http_app(tenant_gateway))
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
@@ -138,16 +135,15 @@ async def test_rest_matches_mcp(tenant_gateway: Gateway) -> None:
 
 
 def test_without_a_project_the_tenant_tools_are_not_served(samples_dir: Path) -> None:
-    with settings_override(data_dir=str(samples_dir), qdrant_url=None, project_id=None):
-        assert not set(TOOLS) & set(Gateway.load().tools)
+    with Loader(make_settings(samples_dir)) as loader:
+        assert not set(TOOLS) & set(Gateway.load(loader).tools)
 
 
 def test_each_project_sees_only_its_rows(samples_dir: Path) -> None:
     for project, ids in ((OWN, OWN_IDS), (OTHER, OTHER_IDS)):
-        with settings_override(data_dir=str(samples_dir), qdrant_url=None, project_id=project):
-            gateway = Gateway.load()
+        with Loader(make_settings(samples_dir, project_id=project)) as loader:
+            gateway = Gateway.load(loader)
             seen = {r["id"] for tool in TOOLS for r in gateway.call(tool, {"limit": 500})["results"]}
-            close_all()
         assert seen == ids
 
 
@@ -186,16 +182,3 @@ def test_no_crafted_arguments_read_another_project(
     ids = {r["id"] for r in result["results"]}
     assert not ids & OTHER_IDS
     assert ids <= expected(TOOLS[tool])
-
-
-def test_tools_above_the_server_tier_are_not_served(samples_dir: Path, tmp_path: Path) -> None:
-    import yaml
-
-    internal = yaml.safe_load((PROJECT / "configs" / "tools" / "search_docs.yaml").read_text())
-    internal.update(name="search_docs_internal", tier="internal")
-    path = tmp_path / "internal.yaml"
-    path.write_text(yaml.safe_dump(internal))
-    files = [PROJECT / "configs" / "tools" / "knowledge.yaml", path]
-    for tier, expected in (("public", set(TOOLS)), ("internal", {*TOOLS, "search_docs_internal"})):
-        with settings_override(data_dir=str(samples_dir), qdrant_url=None, project_id=OWN, tier=tier):
-            assert set(Gateway.load(files=files).tools) == expected

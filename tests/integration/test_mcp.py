@@ -1,15 +1,15 @@
 """search_docs through the real FastMCP in-memory client."""
 
 import json
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 from fastmcp import Client
 
-from haygate.gateway import Gateway
-from server import build_mcp
+from haygate.gateway.loader import Loader
+from haygate.gateway.mcp import build_mcp
+from haygate.gateway.runtime import Gateway
 
 pytestmark = pytest.mark.integration
 
@@ -113,7 +113,7 @@ async def test_unknown_tool_is_not_found(gateway: Gateway) -> None:
 
 
 async def test_internal_errors_are_masked(gateway: Gateway, monkeypatch: pytest.MonkeyPatch) -> None:
-    from components.store import EdgeDocumentStore
+    from haygate.document_stores.edge.document_store import EdgeDocumentStore
 
     def broken(self: Any, query: Any) -> Any:
         raise RuntimeError("disk I/O error at /secret/path/segment-7")
@@ -126,8 +126,8 @@ async def test_internal_errors_are_masked(gateway: Gateway, monkeypatch: pytest.
     assert "secret" not in result.content[0].text and "Traceback" not in result.content[0].text
 
 
-async def test_missing_collection_answers_with_ingest_hint(haygate_env: Path) -> None:
-    gateway = Gateway.load()
+async def test_missing_collection_answers_with_ingest_hint(loader: Loader) -> None:
+    gateway = Gateway.load(loader)
     async with Client(build_mcp(gateway)) as client:
         result = await client.call_tool("search_docs", {"query": "anything"})
     assert result.structured_content["results"] == []

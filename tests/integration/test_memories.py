@@ -11,10 +11,9 @@ import pytest
 import qdrant_edge as qe
 from fastmcp import Client
 
-from components.collections import open_collection
-from haygate.gateway import Gateway
-from haygate.ingest import dangling_links
-from server import build_mcp
+from haygate.gateway.mcp import build_mcp
+from haygate.gateway.runtime import Gateway
+from haygate.ingest.indexer import dangling_links
 
 pytestmark = pytest.mark.integration
 
@@ -126,7 +125,7 @@ async def test_dangling_links_are_kept_and_marked(gateway: Gateway) -> None:
     [link] = [link for link in result["links"] if link["target_key"] == "deleted-old-auth-notes"]
     assert link["dangling"] is True and link["memory_score"] == 0
     assert all(not link["dangling"] for link in result["links"] if link["target_key"] != "deleted-old-auth-notes")
-    reported = dangling_links(open_collection("memories"), "links")
+    reported = dangling_links(gateway.loader.store("memories"), "links")
     assert len(reported) == 3 and any("deleted-old-auth-notes" in r for r in reported)
 
 

@@ -7,8 +7,8 @@ import jsonschema
 import pytest
 from fastmcp import Client
 
-from haygate.gateway import Gateway
-from server import build_mcp
+from haygate.gateway.mcp import build_mcp
+from haygate.gateway.runtime import Gateway
 
 pytestmark = pytest.mark.integration
 

@@ -10,16 +10,17 @@ from fastmcp import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from components.collections import close_all
-from components.errors import HaygateError
 from haygate.cli import main
-from haygate.gateway import Gateway
-from haygate.ingest import ingest_files
-from server import build_mcp
+from haygate.errors import HaygateError
+from haygate.gateway.loader import Loader
+from haygate.gateway.mcp import build_mcp
+from haygate.gateway.runtime import Gateway
+from haygate.ingest.indexer import ingest_files
+from haygate.settings import Settings
 
 pytestmark = pytest.mark.integration
 
-# Hooks in samples/entities/entities.jsonl (scripts/make_entities_fixture.py lists them).
+# Hooks in samples/entities/entities.jsonl, as tests/fixtures/entity_hooks.yaml lists them.
 BORDER = {"bug:3070", "bug:3068", "feature:1049", "bug:3134", "test:2030"}
 CAFE_ACCENTED = {"product:603", "feature:1053", "bug:3262", "test:2091"}
 PHRASE = {"bug:3060", "bug:3182", "bug:3251", "bug:3287"}
@@ -143,8 +144,12 @@ def test_simple_mode_treats_syntax_as_words(gateway: Gateway) -> None:
     assert {r["entity_id"] for r in data["results"]} >= PHRASE
 
 
-def test_index_stays_in_sync_on_insert_update_and_delete(haygate_env: Path, tmp_path: Path) -> None:
+def test_index_stays_in_sync_on_insert_update_and_delete(
+    loader: Loader, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     source = tmp_path / "entities.jsonl"
+    gateway = Gateway.load(loader, files=[settings.tools_dir / "search.yaml"])
+    monkeypatch.setenv("HAYGATE_DATA_DIR", str(settings.data_dir))  # the CLI reads its settings from the shell
 
     def write(title: str) -> None:
         record = {
@@ -158,21 +163,19 @@ def test_index_stays_in_sync_on_insert_update_and_delete(haygate_env: Path, tmp_
         source.write_text(json.dumps(record) + "\n")
 
     def found(query: str) -> set[str]:
-        return {r["entity_id"] for r in Gateway.load().call("search", {"query": query})["results"]}
+        return {r["entity_id"] for r in gateway.call("search", {"query": query})["results"]}
 
     write("Zebra striped tooltip overlaps header")
-    ingest_files("entities", [source], progress=False)
+    ingest_files(loader.collection("entities"), [source], progress=False)
     assert found("zebra") == {"bug:101"}
     write("Turquoise banner hides the logout link")
-    report = ingest_files("entities", [source], progress=False)
+    report = ingest_files(loader.collection("entities"), [source], progress=False)
     assert report.written == 1
     assert found("turquoise") == {"bug:101"} and found("zebra") == set()
-    close_all()
-    assert main(["optimize", "entities"]) == 0
+    assert main(["optimize", "entities"]) == 0  # the CLI shares this process's shard
     assert main(["delete", "entities", "bug:101"]) == 0
     assert found("turquoise") == set()
     assert main(["delete", "entities", "bug:101"]) == 1  # unknown now: an error, not a silent no-op
-    close_all()
 
 
 raw_text = st.lists(st.sampled_from([*'abcdeéx "()*-:', "AND", "OR", "NOT", "crash", "android", " "]), max_size=12).map(

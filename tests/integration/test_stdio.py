@@ -1,7 +1,12 @@
-"""A real MCP client (the `mcp` SDK) talks to `haygate serve` over stdio."""
+"""A real MCP client (the `mcp` SDK) talks to `haygate serve` over stdio, in a process of its own.
+
+The server's home declares one tool, `search`, whose pipeline runs no model, so the test measures the
+transport, not model loading: list, call with filters, and a validation error, all over stdio.
+"""
 
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -9,33 +14,50 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-pytestmark = pytest.mark.integration
-PROJECT = Path(__file__).resolve().parents[2]
+from haygate.gateway.loader import Loader
+from haygate.ingest.indexer import ingest_files
+from tests.conftest import PROJECT, make_settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # a process of its own: imports torch and Haystack
 
 
-async def test_stdio_list_and_call_with_filters(samples_dir: Path) -> None:
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A haygate home whose only tool is `search`, with the sample entities ingested under `data/`."""
+    home = tmp_path / "home"
+    shutil.copytree(PROJECT / "pipelines", home / "pipelines")
+    shutil.copytree(PROJECT / "configs", home / "configs", ignore=shutil.ignore_patterns("tools"))
+    (home / "configs" / "tools").mkdir()
+    shutil.copy(PROJECT / "configs" / "tools" / "search.yaml", home / "configs" / "tools")
+    with Loader(make_settings(home / "data", home=home)) as loader:
+        report = ingest_files(
+            loader.collection("entities"), [PROJECT / "samples" / "entities" / "entities.jsonl"], progress=False
+        )
+    assert report.written == 516
+    return home
+
+
+async def test_stdio_list_and_call_with_filters(home: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "haygate.cli", "serve"],
         cwd=str(PROJECT),
         env={
-            "HAYGATE_DATA_DIR": str(samples_dir),
+            "HAYGATE_HOME": str(home),
+            "HAYGATE_DATA_DIR": str(home / "data"),
             "PATH": os.environ.get("PATH", ""),
             "HOME": os.environ.get("HOME", "/tmp"),
         },
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
-        tools = (await session.list_tools()).tools
-        [tool] = [t for t in tools if t.name == "search_docs"]
-        assert all(p.get("description") for p in tool.input_schema["properties"].values())
-        result = await session.call_tool(
-            "search_docs", {"query": "comparison operators", "version": "1.0", "section_path": "filters"}
-        )
+        [tool] = (await session.list_tools()).tools
+        assert tool.name == "search" and all(p.get("description") for p in tool.input_schema["properties"].values())
+        result = await session.call_tool("search", {"query": "borders", "entities": ["bug"], "limit": 5})
         assert result.is_error is False
         data = result.structured_content
-        assert data["results"] and {r["version"] for r in data["results"]} == {"1.0"}
-        assert all(r["section_path"].startswith("filters") for r in data["results"])
-        bad = await session.call_tool("search_docs", {"query": "x", "max_results": 0})
+        assert data["results"] and {r["entity_type"] for r in data["results"]} == {"bug"}
+        assert data["metadata"]["filters"] == {"entities": ["bug"]}
+        bad = await session.call_tool("search", {"query": "x", "limit": 0})
         assert bad.is_error is True
         assert json.loads(bad.content[0].text)["error"]["code"] == "VALIDATION_ERROR"

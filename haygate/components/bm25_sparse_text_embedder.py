@@ -1,0 +1,58 @@
+"""`Bm25SparseTextEmbedder`: the query side of BM25, tokenized exactly as Qdrant does."""
+
+from typing import Any
+
+from haystack import component, default_from_dict, default_to_dict
+from haystack.dataclasses import SparseEmbedding
+
+from haygate.text.bm25 import AvgLen, Bm25Settings
+
+
+@component
+class Bm25SparseTextEmbedder:
+    """Each query token weighs its count in the query; IDF is applied by Qdrant (the vector's modifier).
+
+    Counting repeats is BM25's query-term-frequency factor with k3 unbounded. It matters for long queries
+    (CISI nDCG@10 0.33 -> 0.41 lexical); `query_term_frequency: false` gives each unique token weight 1.
+    `k`, `b` and `avg_len` belong to the document side; they are accepted here so both sides can be
+    configured alike.
+    """
+
+    def __init__(
+        self,
+        *,
+        language: str = "english",
+        k: float = 1.2,
+        b: float = 0.75,
+        avg_len: AvgLen = 256.0,
+        ascii_folding: bool = True,
+        query_term_frequency: bool = True,
+    ) -> None:
+        self.settings = Bm25Settings(language=language, k=k, b=b, avg_len=avg_len, ascii_folding=ascii_folding)
+        self.query_term_frequency = query_term_frequency
+        self._model = self.settings.model()
+        self._tokenizer = self.settings.tokenizer()
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.settings
+        return default_to_dict(
+            self,
+            language=s.language,
+            k=s.k,
+            b=s.b,
+            avg_len=s.avg_len,
+            ascii_folding=s.ascii_folding,
+            query_term_frequency=self.query_term_frequency,
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Bm25SparseTextEmbedder":
+        return default_from_dict(cls, data)
+
+    @component.output_types(sparse_embedding=SparseEmbedding)
+    def run(self, text: str) -> dict[str, Any]:
+        if not self.query_term_frequency:
+            vector = self._model.embed_query(text)
+            return {"sparse_embedding": SparseEmbedding(indices=list(vector.indices), values=list(vector.values))}
+        counts = self._tokenizer.counts(text)
+        return {"sparse_embedding": SparseEmbedding(indices=list(counts), values=[float(n) for n in counts.values()])}

@@ -1,0 +1,110 @@
+"""`CvProfiler`: at ingest, each whole CV gets its profile, stored on every chunk it is later split into.
+
+- skills, named outright or by an alias of the vocabulary (`configs/skills.yaml`);
+- years of experience (a stated total, else merged work-history ranges) and the experience level;
+- semantic evidence: for each vocabulary skill the CV does not name, its closest short phrase and the
+  cosine similarity, so `SkillCoverageRanker` can match "container orchestration" to Kubernetes with a
+  threshold set at query time (calibrating needs no re-index).
+"""
+
+import dataclasses
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from haystack import Document, component, default_from_dict, default_to_dict
+
+from haygate.components.dense_text_embedder import DenseTextEmbedder
+from haygate.components.models import DEFAULT_MODEL
+from haygate.errors import InvalidRecordError
+from haygate.text.cv_profile import PHRASE_WORDS, SkillVocabulary, cv_profile, phrases
+
+
+@component
+class CvProfiler:
+    def __init__(
+        self,
+        vocabulary: Path,
+        model: str = DEFAULT_MODEL,
+        floor: float = 0.5,
+        phrase_words: int = PHRASE_WORDS,
+    ) -> None:
+        """
+        :param vocabulary: the skill vocabulary file (relative paths are resolved against the haygate home).
+        :param model: the embedding model for phrases and skills; the ranker must use the same one.
+        :param floor: similarities below this are not stored; the ranker's threshold must not be lower.
+        :param phrase_words: the longest phrase, in words.
+        """
+        self.vocabulary = str(vocabulary)
+        self.model = model
+        self.floor = floor
+        self.phrase_words = phrase_words
+        self._embedder = DenseTextEmbedder(model=model)
+        self._vocabulary: SkillVocabulary | None = None
+        self._skill_vectors: np.ndarray | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return default_to_dict(
+            self, vocabulary=self.vocabulary, model=self.model, floor=self.floor, phrase_words=self.phrase_words
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "CvProfiler":
+        return default_from_dict(cls, data)
+
+    def warm_up(self) -> None:
+        if self._vocabulary is None:
+            self._vocabulary = SkillVocabulary.load(Path(self.vocabulary))
+            self._embedder.warm_up()
+            self._skill_vectors = self._embedder.embed_many(
+                [self._vocabulary.semantic_text(s) for s in self._vocabulary.skills]
+            )
+
+    @component.output_types(documents=list[Document])
+    def run(self, documents: list[Document]) -> dict[str, Any]:
+        """
+        :param documents: whole CVs (before splitting). `meta.as_of` (an ISO date) is when "Present" was
+            written; without it, today.
+        """
+        self.warm_up()
+        assert self._vocabulary is not None
+        vocabulary = self._vocabulary
+        profiles = [cv_profile(d.content or "", vocabulary, _as_of(d)).as_meta() for d in documents]
+        cv_phrases = [phrases(d.content or "", self.phrase_words) for d in documents]
+        unique = list(dict.fromkeys(p for ps in cv_phrases for p in ps))
+        # Ingest embeds each phrase once; the query cache is for repeated queries, not for a whole corpus.
+        vectors = self._embedder.embed_many(unique, cache=False) if unique else np.zeros((0, 1))
+        row = {p: i for i, p in enumerate(unique)}
+        profiled = []
+        for document, profile, found in zip(documents, profiles, cv_phrases, strict=True):
+            evidence = self._evidence(found, vectors, row, profile["skills"])
+            profiled.append(
+                dataclasses.replace(document, meta={**document.meta, **profile, "skill_semantic": evidence})
+            )
+        return {"documents": profiled}
+
+    def _evidence(
+        self, cv_phrases: list[str], vectors: np.ndarray, row: dict[str, int], named: list[str]
+    ) -> list[dict[str, Any]]:
+        assert self._vocabulary is not None and self._skill_vectors is not None
+        if not cv_phrases:
+            return []
+        similarity = self._skill_vectors @ vectors[[row[p] for p in cv_phrases]].T
+        evidence = []
+        for index, skill in enumerate(self._vocabulary.skills):
+            best = int(np.argmax(similarity[index]))
+            score = float(similarity[index, best])
+            if skill not in named and score >= self.floor:
+                evidence.append({"skill": skill, "phrase": cv_phrases[best], "similarity": round(score, 4)})
+        return evidence
+
+
+def _as_of(document: Document) -> dt.date:
+    as_of = document.meta.get("as_of")
+    if not as_of:
+        return dt.date.today()
+    try:
+        return dt.date.fromisoformat(str(as_of)[:10])
+    except ValueError as error:
+        raise InvalidRecordError(f"{document.id}: as_of must be an ISO date, got {as_of!r}") from error

@@ -1,0 +1,88 @@
+"""`FullTextQuery`: a full-text query -> filter conditions (what must match) + BM25 scoring text.
+
+Raw mode parses FTS5-style syntax (`haygate.text.query_syntax`); simple mode takes the words, all
+required (or any, with `operator: OR`). Words and phrases become `match`/`phrase` conditions on the text
+index; `prefix*` becomes a `prefix` condition on a keyword-prefix index of each document's words, and is
+expanded into the words the matching documents have, so BM25 can rank by them.
+"""
+
+from typing import Any
+
+from haystack import component, default_from_dict, default_to_dict
+
+from haygate.document_stores.hybrid import HybridDocumentStore, check_store
+from haygate.errors import InvalidRequestError
+from haygate.text.normalise import fold
+from haygate.text.paths import value_at
+from haygate.text.query_syntax import Node, parse, positive_terms, simple_terms
+
+MAX_PREFIX_EXPANSIONS = 30
+
+
+@component
+class FullTextQuery:
+    def __init__(
+        self, document_store: HybridDocumentStore, text_field: str = "content", terms_field: str = "meta.terms"
+    ) -> None:
+        """
+        :param text_field: the text-indexed field words and phrases must match.
+        :param terms_field: a keyword-prefix-indexed list of each document's folded words, for `prefix*`.
+        """
+        self.document_store = check_store(document_store, "full-text query")
+        self.text_field = text_field
+        self.terms_field = terms_field
+
+    def to_dict(self) -> dict[str, Any]:
+        return default_to_dict(
+            self, document_store=self.document_store, text_field=self.text_field, terms_field=self.terms_field
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "FullTextQuery":
+        return default_from_dict(cls, data)
+
+    @component.output_types(text=str, filters=dict[str, Any] | None, terms=list[str])
+    def run(
+        self,
+        query: str,
+        filters: dict[str, Any] | None = None,
+        match_mode: str | None = None,
+        operator: str | None = None,
+    ) -> dict[str, Any]:
+        """
+        :param query: the query as the caller wrote it (syntax errors give positions in it).
+        :param filters: conditions from elsewhere (entity type, tenant), ANDed with the query's.
+        :param match_mode: `simple` (default) or `raw`.
+        :param operator: `AND` (default) or `OR`: how simple mode joins the words.
+        :returns: `text` (the scoring words), `filters` and `terms` (the words to highlight).
+        """
+        if not str(query or "").strip():
+            raise InvalidRequestError("'query' is empty", {"field": "query"})
+        any_of = (operator or "AND") == "OR"
+        tree = parse(query) if match_mode == "raw" else simple_terms(query, any_of=any_of)
+        combined = {"operator": "AND", "conditions": [c for c in (filters, self._condition(tree)) if c]}
+        words, prefixes = positive_terms(tree)
+        expanded = self._expand(prefixes, combined) if prefixes else []
+        terms = list(dict.fromkeys([*words, *expanded]))
+        return {"text": " ".join(terms), "filters": combined, "terms": terms}
+
+    def _condition(self, node: Node) -> dict[str, Any]:
+        if node.kind == "word":
+            return {"field": self.text_field, "operator": "match", "value": node.text}
+        if node.kind == "phrase":
+            return {"field": self.text_field, "operator": "phrase", "value": node.text}
+        if node.kind == "prefix":
+            return {"field": self.terms_field, "operator": "prefix", "value": fold(node.text)}
+        children = [self._condition(c) for c in node.children]
+        return {"operator": node.kind.upper(), "conditions": children}
+
+    def _expand(self, prefixes: list[str], filters: dict[str, Any]) -> list[str]:
+        """The words the matching documents have for each prefix, most frequent first."""
+        folded = [fold(p) for p in prefixes]
+        path = self.terms_field.removeprefix("meta.")
+        found: dict[str, int] = {}
+        for document in self.document_store.meta_by_filter(filters):
+            for term in value_at(document.meta, path) or []:
+                if any(term.startswith(p) for p in folded):
+                    found[term] = found.get(term, 0) + 1
+        return sorted(found, key=lambda t: (-found[t], t))[:MAX_PREFIX_EXPANSIONS]

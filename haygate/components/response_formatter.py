@@ -1,0 +1,126 @@
+"""`ResponseFormatter`: ranked Documents -> the response envelope a tool declares.
+
+One job: pick each result's fields from its document by path, and write the metadata block. Metadata a
+tool adds (counts per type, cited sources, a page's total) comes from small components connected to the
+variadic `metadata` socket; the formatter only selects the declared keys. Empty results are never
+silent: the message names the collection to ingest, or the filters to relax.
+"""
+
+from typing import Any
+
+from haystack import Document, component, default_from_dict, default_to_dict
+from haystack.core.component.types import Variadic
+
+from haygate.errors import ConfigurationError
+from haygate.text.paths import check_document_path, document_value
+
+DEFAULT_METADATA = ["query", "filters", "result_count", "reranked", "message"]
+SPREAD = "*"
+
+
+@component
+class ResponseFormatter:
+    def __init__(
+        self,
+        collection: str,
+        fields: dict[str, str],
+        results_key: str = "results",
+        metadata: list[str] | None = None,
+        no_results_message: str | None = None,
+    ) -> None:
+        """
+        :param collection: the collection the tool reads, named in the empty-collection message.
+        :param fields: output field -> document path (`id`, `content`, `score`, `meta.a.b`). The key `*`
+            takes every key of the mapping at its path: `"*": meta.extraction` gives a decision its
+            `question` and `options`, a warning its `title`.
+        :param results_key: name of the result list in the envelope.
+        :param metadata: the metadata keys to include, in order: `query`, `filters`, `result_count`,
+            `reranked`, `message`, or any key a component sends to the `metadata` socket.
+        :param no_results_message: the tool's own message when nothing matched (the collection is not empty).
+        """
+        for path in fields.values():
+            try:
+                check_document_path(path)
+            except ValueError as error:
+                raise ConfigurationError(f"formatter: {error}") from None
+        self.collection = collection
+        self.fields = dict(fields)
+        self.results_key = results_key
+        self.metadata = list(metadata or DEFAULT_METADATA)
+        self.no_results_message = no_results_message
+
+    def to_dict(self) -> dict[str, Any]:
+        return default_to_dict(
+            self,
+            collection=self.collection,
+            fields=self.fields,
+            results_key=self.results_key,
+            metadata=self.metadata,
+            no_results_message=self.no_results_message,
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ResponseFormatter":
+        return default_from_dict(cls, data)
+
+    @component.output_types(result=dict[str, Any])
+    def run(
+        self,
+        documents: list[Document],
+        query: str,
+        applied_filters: dict[str, Any] | None = None,
+        reranked: bool = False,
+        collection_count: int | None = None,
+        metadata: Variadic[dict[str, Any]] = (),
+    ) -> dict[str, Any]:
+        """
+        :param metadata: metadata from other components (`{"counts": ...}`, `{"total": ...}`); a component
+            may also send the `query` label or the `message`, which then win over the formatter's own.
+        """
+        results = [self._result(d) for d in documents]
+        extra: dict[str, Any] = {}
+        for part in metadata:
+            if isinstance(part, dict):  # with no sender connected, Haystack passes the default as one item
+                extra.update(part)
+        label = str(extra.get("query", query))
+        filters = applied_filters or {}
+        available = {
+            "query": label,
+            "filters": filters,
+            "result_count": len(results),
+            "reranked": reranked,
+            "message": self._message(results, label, filters, collection_count),
+            **extra,
+        }
+        missing = [key for key in self.metadata if key not in available]
+        if missing:
+            msg = f"formatter: metadata keys {missing} were declared but no component sends them"
+            raise ConfigurationError(msg)
+        return {"result": {self.results_key: results, "metadata": {key: available[key] for key in self.metadata}}}
+
+    def _result(self, document: Document) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for name, path in self.fields.items():
+            value = document_value(document, path)
+            if name == SPREAD:
+                result.update(value if isinstance(value, dict) else {})
+            else:
+                result[name] = value
+        return result
+
+    def _message(self, results: list[Any], query: str, filters: dict[str, Any], count: int | None) -> str:
+        if results:
+            return f"{len(results)} result(s) for '{query}'."
+        if count == 0:
+            return (
+                f"Collection '{self.collection}' is empty. Ingest data first: "
+                f"`haygate ingest {self.collection} FILE...` (or `haygate ingest --samples`)."
+            )
+        if self.no_results_message:
+            return self.no_results_message
+        if filters:
+            applied = ", ".join(f"{k}={v!r}" for k, v in filters.items())
+            return (
+                f"No results for '{query}' with filters {applied}. Relax or remove {', '.join(filters)} and try again."
+            )
+        return f"No results for '{query}'. Try other or fewer words."

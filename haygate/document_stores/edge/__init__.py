@@ -1,0 +1,1 @@
+"""Qdrant Edge: Qdrant's own engine in-process, one shard folder per collection."""

@@ -1,0 +1,350 @@
+"""`EdgeDocumentStore`: Haystack's DocumentStore protocol on a Qdrant Edge shard, in-process.
+
+The layout is qdrant-haystack's (see `payload.py`), so the same data runs against a Qdrant server through
+`QdrantServerStore`. Qdrant Edge lets one process own a shard, and a process may hold many stores of one
+collection (every pipeline that reads it): stores share open shards through a pool keyed by path, and a
+shard closes when the last store holding it is closed.
+"""
+
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import qdrant_edge as qe
+from haystack import Document, default_from_dict, default_to_dict
+from haystack.document_stores.errors import DuplicateDocumentError
+from haystack.document_stores.types import DuplicatePolicy
+
+from haygate.document_stores.edge.filters import convert_filters
+from haygate.document_stores.hybrid import (
+    DENSE,
+    SPARSE,
+    TEXT_PREFIX,
+    HybridDocumentStore,
+    HybridQuery,
+    RankedList,
+    ScoredPoint,
+)
+from haygate.document_stores.payload import DENSE_VECTORS_NAME, SPARSE_VECTORS_NAME, convert_id, payload_from_document
+from haygate.errors import StoreInUseError
+from haygate.text.paths import value_at
+
+logger = logging.getLogger(__name__)
+
+_SCROLL_PAGE = 1000
+INDEX_TYPES: dict[str, Any] = {
+    "keyword": qe.PayloadSchemaType.Keyword,
+    "keyword_prefix": qe.KeywordIndexParams(prefix=True),
+    "integer": qe.PayloadSchemaType.Integer,
+    "float": qe.PayloadSchemaType.Float,
+    "bool": qe.PayloadSchemaType.Bool,
+    "datetime": qe.PayloadSchemaType.Datetime,
+    "uuid": qe.PayloadSchemaType.Uuid,
+}
+STORE_IN_USE = (
+    "collection '{name}' is open in another process ({path}). Qdrant Edge lets one process own a shard: "
+    "stop the other process (a running `haygate serve`?) and retry, or point HAYGATE_DATA_DIR elsewhere."
+)
+
+
+def text_index_params() -> qe.TextIndexParams:
+    """English BM25 text index: word tokens, lowercase, ASCII folding, snowball stemming, stopwords."""
+    return qe.TextIndexParams(
+        tokenizer=qe.TokenizerType.Word,
+        lowercase=True,
+        ascii_folding=True,
+        phrase_matching=True,
+        stemmer=qe.SnowballParams(qe.SnowballLanguage.English),
+        stopwords=qe.Language.English,
+        scoring=True,
+    )
+
+
+def _weighted_sum(weights: list[float]) -> qe.Formula:
+    """Score = sum of w_i x (source i's score), 0 where a source missed the point: FTS5's bm25(5.0, 1.0)."""
+    terms = [
+        qe.Expression.Mult([qe.Expression.Constant(w), qe.Expression.Variable(f"$score[{i}]")])
+        for i, w in enumerate(weights)
+    ]
+    return qe.Formula(qe.Expression.Sum(terms), defaults={f"$score[{i}]": 0.0 for i in range(len(weights))})
+
+
+@dataclass
+class _OpenShard:
+    shard: qe.EdgeShard
+    holders: int
+
+
+class EdgeDocumentStore(HybridDocumentStore):
+    """A Qdrant Edge shard for one collection, in `data_dir/<collection>`.
+
+    The shard opens on first use, so building the store (e.g. while validating YAML) costs nothing and
+    never takes the shard's lock.
+    """
+
+    _pool: ClassVar[dict[Path, _OpenShard]] = {}
+    _pool_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(
+        self,
+        collection: str,
+        data_dir: str,
+        embedding_dim: int = 384,
+        payload_indexes: dict[str, str] | None = None,
+        text_fields: list[str] | None = None,
+    ) -> None:
+        unknown = set((payload_indexes or {}).values()) - set(INDEX_TYPES)
+        if unknown:
+            msg = f"unknown payload index types {sorted(unknown)}; allowed: {sorted(INDEX_TYPES)}"
+            raise ValueError(msg)
+        self.collection = collection
+        self.data_dir = str(data_dir)
+        self.embedding_dim = embedding_dim
+        self.payload_indexes = dict(payload_indexes or {})
+        self.text_fields = list(text_fields or [])
+        self._held = False
+        self._lock = threading.Lock()
+
+    @property
+    def path(self) -> Path:
+        return Path(self.data_dir).resolve() / self.collection
+
+    def to_dict(self) -> dict[str, Any]:
+        return default_to_dict(
+            self,
+            collection=self.collection,
+            data_dir=self.data_dir,
+            embedding_dim=self.embedding_dim,
+            payload_indexes=self.payload_indexes,
+            text_fields=self.text_fields,
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "EdgeDocumentStore":
+        return default_from_dict(cls, data)
+
+    # -- shard lifecycle -------------------------------------------------------------------------
+
+    @property
+    def shard(self) -> qe.EdgeShard:
+        """The open shard, shared with every other store of this process on the same path."""
+        if not self._held:
+            with self._lock:
+                if not self._held:
+                    shard = self._acquire()
+                    self._ensure_indexes(shard)
+                    self._held = True
+        return self._pool[self.path].shard
+
+    def exists(self) -> bool:
+        """Whether the shard has been created on disk (without opening it)."""
+        return (self.path / "edge_config.json").exists()
+
+    def _acquire(self) -> qe.EdgeShard:
+        with self._pool_lock:
+            open_shard = self._pool.get(self.path)
+            if open_shard is None:
+                open_shard = self._pool[self.path] = _OpenShard(self._open(), 0)
+            open_shard.holders += 1
+            return open_shard.shard
+
+    def _open(self) -> qe.EdgeShard:
+        config = qe.EdgeConfig(
+            vectors={DENSE_VECTORS_NAME: qe.EdgeVectorParams(size=self.embedding_dim, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE_VECTORS_NAME: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        )
+        try:
+            if self.exists():
+                return qe.EdgeShard.load(str(self.path))
+            self.path.mkdir(parents=True, exist_ok=True)
+            return qe.EdgeShard.create(str(self.path), config)
+        except Exception as error:
+            if "WouldBlock" in str(error):
+                msg = STORE_IN_USE.format(name=self.collection, path=self.path)
+                raise StoreInUseError(msg, {"collection": self.collection}) from error
+            raise
+
+    def _ensure_indexes(self, shard: qe.EdgeShard) -> None:
+        existing = set(shard.info().payload_schema)
+        wanted: dict[str, Any] = {"id": qe.PayloadSchemaType.Keyword}
+        wanted.update({name: INDEX_TYPES[kind] for name, kind in self.payload_indexes.items()})
+        wanted.update({name: text_index_params() for name in self.text_fields})
+        for name, schema in wanted.items():
+            if name not in existing:
+                shard.update(qe.UpdateOperation.create_field_index(name, schema))
+
+    def close(self) -> None:
+        """Let go of the shard; the last store holding it flushes and closes it."""
+        with self._lock:
+            if not self._held:
+                return
+            self._held = False
+            with self._pool_lock:
+                open_shard = self._pool[self.path]
+                open_shard.holders -= 1
+                if open_shard.holders == 0:
+                    del self._pool[self.path]
+                    open_shard.shard.flush()
+                    open_shard.shard.close()
+
+    def optimize(self) -> bool:
+        """Merge segments and build HNSW; run after bulk loads."""
+        return bool(self.shard.optimize())
+
+    # -- DocumentStore protocol ------------------------------------------------------------------
+
+    def _readable(self) -> bool:
+        """Reads of a collection that was never written answer 'nothing' without creating it."""
+        return self._held or self.exists()
+
+    def count_documents(self, filters: dict[str, Any] | None = None) -> int:
+        if not self._readable():
+            return 0
+        return int(self.shard.count(qe.CountRequest(exact=True, filter=self._filter(filters))))
+
+    def filter_documents(self, filters: dict[str, Any] | None = None) -> list[Document]:
+        return list(self._scroll(filters, with_vectors=True))
+
+    def meta_by_filter(self, filters: dict[str, Any] | None) -> list[Document]:
+        return list(self._scroll(filters, with_vectors=False))
+
+    def _scroll(self, filters: dict[str, Any] | None, with_vectors: bool) -> Any:
+        if not self._readable():
+            return
+        condition = self._filter(filters)
+        offset: Any = None
+        while True:
+            records, offset = self.shard.scroll(
+                qe.ScrollRequest(
+                    offset=offset, limit=_SCROLL_PAGE, filter=condition, with_payload=True, with_vector=with_vectors
+                )
+            )
+            for record in records:
+                yield self._to_document(record.payload or {}, record.vector)
+            if offset is None:
+                return
+
+    def write_documents(self, documents: list[Document], policy: DuplicatePolicy = DuplicatePolicy.NONE) -> int:
+        for document in documents:
+            if not isinstance(document, Document):
+                msg = f"write_documents expects Documents, got {type(document).__name__}"
+                raise ValueError(msg)
+        if not documents:
+            return 0
+        policy = DuplicatePolicy.FAIL if policy == DuplicatePolicy.NONE else policy
+        unique = {d.id: d for d in documents}
+        if policy in (DuplicatePolicy.FAIL, DuplicatePolicy.SKIP):
+            present = self._existing_ids(list(unique))
+            if present and policy == DuplicatePolicy.FAIL:
+                msg = f"documents with ids {sorted(present)[:5]} already exist in '{self.collection}'"
+                raise DuplicateDocumentError(msg)
+            unique = {i: d for i, d in unique.items() if i not in present}
+        points = [self._to_point(d) for d in unique.values()]
+        if points:
+            self.shard.update(qe.UpdateOperation.upsert_points(points))
+        return len(points)
+
+    def delete_documents(self, document_ids: list[str]) -> None:
+        if document_ids:
+            self.shard.update(qe.UpdateOperation.delete_points([convert_id(i) for i in document_ids]))
+
+    def delete_by_filter(self, filters: dict[str, Any]) -> int:
+        condition = self._filter(filters)
+        if condition is None:
+            msg = "delete_by_filter needs a filter; refusing to delete the whole collection"
+            raise ValueError(msg)
+        count = self.count_documents(filters)
+        if count:
+            self.shard.update(qe.UpdateOperation.delete_points_by_filter(condition))
+        return count
+
+    def _filter(self, filters: dict[str, Any] | None) -> qe.Filter | None:
+        return convert_filters(filters, self._bool_ids)
+
+    def _bool_ids(self, field: str, value: bool) -> set[Any]:
+        """Point ids whose `field` is exactly `value` (see `EdgeFilterConverter` on why booleans need this)."""
+        ids: set[Any] = set()
+        offset: Any = None
+        while True:
+            records, offset = self.shard.scroll(
+                qe.ScrollRequest(offset=offset, limit=_SCROLL_PAGE, with_payload=[field], with_vector=False)
+            )
+            ids.update(record.id for record in records if value_at(record.payload or {}, field) is value)
+            if offset is None:
+                return ids
+
+    def _existing_ids(self, ids: list[str]) -> set[str]:
+        records = self.shard.retrieve([convert_id(i) for i in ids], with_payload=["id"], with_vector=False)
+        return {r.payload["id"] for r in records if r.payload}
+
+    # -- retrieval -------------------------------------------------------------------------------
+
+    def _query_batch(self, query: HybridQuery, requests: list[RankedList]) -> list[list[ScoredPoint]]:
+        """All requests go in one `query_batch`, which Edge plans as a whole."""
+        condition = self._filter(query.filters)
+        batch = [self._request(query, request, condition) for request in requests]
+        return [
+            [ScoredPoint(str(p.id), p.score, p.payload) for p in points]
+            for points in self.shard.query_batch(qe.QueryBatchRequest(batch))
+        ]
+
+    def _request(self, query: HybridQuery, request: RankedList, condition: qe.Filter | None) -> qe.QueryRequest:
+        if not request.fused:
+            [source] = request.sources
+            return qe.QueryRequest(
+                limit=request.limit,
+                query=self._scorer(source, query),
+                filter=condition,
+                with_payload=request.with_payload,
+            )
+        prefetches = [
+            qe.Prefetch(limit=query.prefetch_limit, query=self._scorer(name, query), filter=condition)
+            for name in request.sources
+        ]
+        fusion: Any
+        if query.fusion == "sum":
+            fusion = _weighted_sum(query.weight_list())
+        elif query.fusion == "rrf":
+            fusion = qe.Fusion.Rrf(k=query.rrf_k, weights=query.weight_list())
+        else:
+            fusion = qe.Fusion.Dbsf()
+        return qe.QueryRequest(
+            limit=request.limit, prefetches=prefetches, query=fusion, with_payload=request.with_payload
+        )
+
+    @staticmethod
+    def _scorer(source: str, query: HybridQuery) -> Any:
+        if source == DENSE:
+            return qe.Query.Nearest(list(query.dense or []), using=DENSE_VECTORS_NAME)
+        if source == SPARSE:
+            assert query.sparse is not None
+            return qe.Query.Nearest(
+                qe.SparseVector(list(query.sparse.indices), list(query.sparse.values)), using=SPARSE_VECTORS_NAME
+            )
+        return qe.TextQuery(source.removeprefix(TEXT_PREFIX), query.text or "")
+
+    # -- conversion ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _to_point(document: Document) -> qe.Point:
+        vector: dict[str, Any] = {}
+        if document.embedding is not None:
+            vector[DENSE_VECTORS_NAME] = list(document.embedding)
+        if document.sparse_embedding is not None:
+            sparse = document.sparse_embedding
+            vector[SPARSE_VECTORS_NAME] = qe.SparseVector(list(sparse.indices), list(sparse.values))
+        return qe.Point(convert_id(document.id), vector, payload_from_document(document))
+
+    @staticmethod
+    def _to_document(payload: dict[str, Any], vector: Any) -> Document:
+        data = dict(payload)
+        data["score"] = None
+        if isinstance(vector, dict):
+            dense = vector.get(DENSE_VECTORS_NAME)
+            data["embedding"] = list(dense) if dense is not None else None
+            sparse = vector.get(SPARSE_VECTORS_NAME)
+            if sparse is not None:
+                data["sparse_embedding"] = {"indices": list(sparse.indices), "values": list(sparse.values)}
+        return Document.from_dict(data)

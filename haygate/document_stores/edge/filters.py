@@ -1,0 +1,70 @@
+"""Haystack filters -> `qdrant_edge` conditions (the checks and semantics live in `FilterConverter`)."""
+
+from collections.abc import Callable
+from typing import Any
+
+import qdrant_edge as qe
+
+from haygate.document_stores.filters import FilterConverter
+from haygate.errors import FilterError
+
+BoolResolver = Callable[[str, bool], set[Any]]
+_TEXT_MATCH: dict[str, Callable[[str], Any]] = {
+    "match": qe.MatchText,
+    "phrase": qe.MatchPhrase,
+    "prefix": qe.MatchPrefix,
+}
+
+
+class EdgeFilterConverter(FilterConverter[qe.Filter]):
+    """qdrant-edge-py 0.9.0 sends a Python bool inside `MatchValue` as an integer, which never matches a
+    boolean payload. `bool_ids(field, value)` works around it: it returns the point ids whose field holds
+    that boolean, and the condition becomes a `HasIdCondition`.
+    """
+
+    def __init__(self, bool_ids: BoolResolver | None = None) -> None:
+        self.bool_ids = bool_ids
+
+    def _is_filter(self, node: Any) -> bool:
+        return isinstance(node, qe.Filter)
+
+    def all_of(self, children: list[Any]) -> qe.Filter:
+        return qe.Filter(must=children)
+
+    def any_of(self, children: list[Any]) -> qe.Filter:
+        return qe.Filter(should=children)
+
+    def none_of(self, children: list[Any]) -> qe.Filter:
+        return qe.Filter(must_not=children)
+
+    def match_value(self, field: str, value: str | int) -> Any:
+        return qe.FieldCondition(field, match=qe.MatchValue(value))
+
+    def match_any(self, field: str, values: list[Any]) -> Any:
+        return qe.FieldCondition(field, match=qe.MatchAny(values))
+
+    def equals_bool(self, field: str, value: bool) -> Any:
+        if self.bool_ids is None:
+            msg = f"boolean filter on '{field}' needs the store's id resolver"
+            raise FilterError(msg, {"field": field})
+        return qe.HasIdCondition(self.bool_ids(field, value))
+
+    def is_empty(self, field: str) -> Any:
+        return qe.IsEmptyCondition(field)
+
+    def range_number(self, field: str, **bounds: float) -> Any:
+        return qe.FieldCondition(field, range=qe.RangeFloat(**bounds))
+
+    def range_datetime(self, field: str, **bounds: str) -> Any:
+        return qe.FieldCondition(field, range=qe.RangeDateTime(**bounds))
+
+    def text(self, field: str, operator: str, value: str) -> Any:
+        return qe.FieldCondition(field, match=_TEXT_MATCH[operator](value))
+
+    def nothing(self) -> Any:
+        return qe.Filter(must=[qe.HasIdCondition(set())])
+
+
+def convert_filters(filters: dict[str, Any] | None, bool_ids: BoolResolver | None = None) -> qe.Filter | None:
+    """Haystack filter dict -> `qdrant_edge.Filter`, or None for no filter."""
+    return EdgeFilterConverter(bool_ids).convert(filters)

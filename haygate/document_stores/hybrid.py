@@ -1,0 +1,263 @@
+"""One hybrid query plan, executed by two small backends.
+
+A `HybridQuery` names its sources: the dense vector, the BM25 sparse vector and the native BM25 text index
+of some payload fields. `plan` turns it into ranked lists: the fused one (every source prefetched with the
+same filter, then fused by RRF, DBSF or a weighted score sum) and each source alone, whose ranks become
+every hit's provenance. A backend only translates those lists into its own requests and runs them as one
+batch (`HybridDocumentStore._query_batch`); what comes back becomes `Hit`s here, in a stable order.
+"""
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from haystack import Document
+from haystack.core.serialization import allow_deserialization_module
+from haystack.dataclasses import SparseEmbedding
+from haystack.document_stores.types import DuplicatePolicy
+
+from haygate.document_stores.payload import document_from_payload
+from haygate.errors import ConfigurationError, InvalidRequestError
+
+# A component's `to_dict` holds its store, so `from_dict` rebuilds it, in a pipeline or not: Haystack's
+# deserialization allowlist admits our stores (and nothing else of ours; the loader admits components).
+allow_deserialization_module("haygate.document_stores")
+
+Fusion = Literal["rrf", "dbsf", "sum"]
+FUSIONS: tuple[Fusion, ...] = ("rrf", "dbsf", "sum")
+DENSE = "dense"
+SPARSE = "sparse"
+TEXT_PREFIX = "text:"
+
+
+@dataclass(frozen=True)
+class HybridQuery:
+    """One retrieval request. Every source (prefetch) carries the same filters."""
+
+    dense: list[float] | None = None
+    sparse: SparseEmbedding | None = None
+    text: str | None = None
+    text_fields: tuple[str, ...] = ()
+    filters: dict[str, Any] | None = None
+    limit: int = 10
+    prefetch_limit: int = 50
+    fusion: Fusion = "rrf"
+    rrf_k: int = 60
+    weights: dict[str, float] = field(default_factory=dict)
+    payload_fields: tuple[str, ...] | None = None  # None: the whole payload; else only these paths (and id)
+
+    def payload_selector(self) -> list[str] | bool:
+        return True if self.payload_fields is None else sorted({"id", *self.payload_fields})
+
+    def sources(self) -> list[str]:
+        """Names of the ranked lists this query fuses, in a fixed order."""
+        names = []
+        if self.dense is not None:
+            names.append(DENSE)
+        if self.sparse is not None and self.sparse.indices:
+            names.append(SPARSE)
+        if self.text and self.text.strip():
+            names.extend(TEXT_PREFIX + f for f in self.text_fields)
+        return names
+
+    def weight_list(self) -> list[float]:
+        return [float(self.weights.get(name, 1.0)) for name in self.sources()]
+
+    def validate(self) -> None:
+        if self.rrf_k < 1:
+            msg = f"rrf_k must be at least 1, got {self.rrf_k}"
+            raise InvalidRequestError(msg, {"field": "rrf_k", "minimum": 1})
+        if self.limit < 1 or self.prefetch_limit < 1:
+            msg = "limit and prefetch_limit must be at least 1"
+            raise InvalidRequestError(msg)
+        unknown = set(self.weights) - {DENSE, SPARSE} - {TEXT_PREFIX + f for f in self.text_fields}
+        if unknown:
+            msg = f"weights for unknown sources {sorted(unknown)}; sources: {self.sources()}"
+            raise InvalidRequestError(msg)
+
+
+@dataclass(frozen=True)
+class RankedList:
+    """One request of a plan: a single source ranked alone, or several fused into one list."""
+
+    sources: tuple[str, ...]
+    limit: int
+    with_payload: list[str] | bool
+
+    @property
+    def fused(self) -> bool:
+        return len(self.sources) > 1
+
+
+@dataclass(frozen=True)
+class ScoredPoint:
+    """What a backend returns per point: its id (as a string), score and payload."""
+
+    id: str
+    score: float
+    payload: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A fused result with its provenance: the rank it had in each source list (1-based, None if absent).
+
+    It keeps the raw payload and builds its Document on demand, so each hit is turned into a Document
+    once, with whatever extra meta the caller adds (the retriever adds provenance).
+    """
+
+    payload: dict[str, Any]
+    fused_score: float
+    score: float
+    ranks: dict[str, int | None]
+
+    def to_document(self, extra_meta: dict[str, Any] | None = None) -> Document:
+        return document_from_payload(self.payload, self.score, extra_meta)
+
+    @property
+    def document(self) -> Document:
+        return self.to_document()
+
+
+def plan(query: HybridQuery) -> list[RankedList]:
+    """The fused list first, then each source alone (ids only), all run in one batch."""
+    sources = tuple(query.sources())
+    fused = RankedList(sources, query.limit, query.payload_selector())
+    return [fused, *(RankedList((name,), query.prefetch_limit, False) for name in sources)]
+
+
+def competition_ranks(points: list[ScoredPoint]) -> dict[str, int]:
+    """1-based ranks in which tied scores share a rank ("1224"), so a rank never depends on the order
+    Qdrant happens to return tied points in (which changes when a collection is rebuilt)."""
+    ranks: dict[str, int] = {}
+    previous: float | None = None
+    rank = 0
+    for position, point in enumerate(points, start=1):
+        if point.score != previous:
+            rank, previous = position, point.score
+        ranks[point.id] = rank
+    return ranks
+
+
+def stable_order(hits: list[Hit]) -> list[Hit]:
+    """Fused scores tie often (rank 3 in one list scores as rank 3 in the other), and Qdrant returns tied
+    points in no fixed order. Break ties by the best single-source rank, then by id, so a query always
+    returns the same list.
+    """
+
+    def key(hit: Hit) -> tuple[float, int, str]:
+        best = min((r for r in hit.ranks.values() if r is not None), default=1 << 30)
+        return (-hit.fused_score, best, str(hit.payload.get("id", "")))
+
+    return sorted(hits, key=key)
+
+
+def normalized_score(fused: float, query: HybridQuery, n_sources: int) -> float:
+    """Map a fused score onto [0, 1], so `min_score` means the same for every fusion setting.
+
+    Qdrant's RRF scores a point `sum_i w_i / (k + r_i)` with 0-based ranks r_i (Cormack et al. 2009), so the
+    best possible score is `sum_i w_i / k`. DBSF sums per-source scores already scaled to [0, 1].
+    """
+    if n_sources <= 1:
+        return fused
+    if query.fusion == "rrf":
+        best = sum(query.weight_list()) / query.rrf_k
+        return fused / best if best > 0 else 0.0
+    if query.fusion == "sum":
+        return fused  # raw weighted BM25: unbounded; callers that need 0..1 use the rank
+    return fused / n_sources
+
+
+def check_store(document_store: Any, owner: str) -> "HybridDocumentStore":
+    """The store a component was given, or a ConfigurationError naming what it got (type-checked at init,
+    as qdrant-haystack's retrievers check theirs)."""
+    if not isinstance(document_store, HybridDocumentStore):
+        msg = f"{owner}: document_store must be a haygate document store, got {type(document_store).__name__}"
+        raise ConfigurationError(msg)
+    return document_store
+
+
+class HybridDocumentStore(ABC):
+    """Haystack's DocumentStore protocol plus the hybrid search, filter-field checks and cheap meta reads
+    our components need. Components take one of these in `__init__` (the loader builds it from settings).
+    """
+
+    collection: str
+    payload_indexes: dict[str, str]
+    text_fields: list[str]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "HybridDocumentStore":
+        """A store is a handle on shared data: a copy of a pipeline's settings keeps the same handle."""
+        return self
+
+    @property
+    def filterable_fields(self) -> set[str]:
+        """Payload paths a filter may name: the id, the declared payload indexes and the text indexes."""
+        return {"id", *self.payload_indexes, *self.text_fields}
+
+    def hybrid_search(self, query: HybridQuery) -> list[Hit]:
+        """Fuse every source of `query` inside Qdrant, and rank each source alone for provenance."""
+        query.validate()
+        sources = query.sources()
+        if not sources:
+            return []
+        missing = [
+            s for s in sources if s.startswith(TEXT_PREFIX) and s.removeprefix(TEXT_PREFIX) not in self.text_fields
+        ]
+        if missing:
+            msg = f"{missing} have no text index in '{self.collection}'; text-indexed: {self.text_fields}"
+            raise ConfigurationError(msg)
+        fused, *alone = self._query_batch(query, plan(query))
+        rank_of = [competition_ranks(points) for points in alone]
+        return stable_order(
+            [
+                Hit(
+                    payload=point.payload or {},
+                    fused_score=point.score,
+                    score=normalized_score(point.score, query, len(sources)),
+                    ranks={name: rank_of[i].get(point.id) for i, name in enumerate(sources)},
+                )
+                for point in fused
+            ]
+        )
+
+    @abstractmethod
+    def _query_batch(self, query: HybridQuery, requests: list[RankedList]) -> list[list[ScoredPoint]]:
+        """Run every ranked list of the plan in one batch; one list of points per request, best first."""
+
+    # -- what components need besides search ----------------------------------------------------
+
+    @abstractmethod
+    def exists(self) -> bool:
+        """Whether the collection has been created (reads never create it)."""
+
+    @abstractmethod
+    def count_documents(self, filters: dict[str, Any] | None = None) -> int: ...
+
+    @abstractmethod
+    def filter_documents(self, filters: dict[str, Any] | None = None) -> list[Document]: ...
+
+    @abstractmethod
+    def meta_by_filter(self, filters: dict[str, Any] | None) -> list[Document]:
+        """Documents without vectors: cheap reads for change detection and whole-record views."""
+
+    @abstractmethod
+    def write_documents(self, documents: list[Document], policy: DuplicatePolicy = DuplicatePolicy.NONE) -> int: ...
+
+    @abstractmethod
+    def delete_documents(self, document_ids: list[str]) -> None: ...
+
+    @abstractmethod
+    def delete_by_filter(self, filters: dict[str, Any]) -> int:
+        """Delete every document matching `filters` (never all of them); returns how many there were."""
+
+    @abstractmethod
+    def optimize(self) -> bool:
+        """Merge segments and build indexes after a bulk load; a server does this itself."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release what this instance holds (a shard, a client)."""
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, Any]: ...

@@ -1,0 +1,1 @@
+"""A Qdrant server or cluster, through qdrant-haystack's `QdrantDocumentStore`."""

@@ -1,0 +1,231 @@
+"""`QdrantServerStore`: the same collection layout and hybrid plan on a Qdrant server or cluster.
+
+It is qdrant-haystack's `QdrantDocumentStore` (vector names, point ids and payload are its own), plus the
+hybrid query our retriever needs and our filter converter (so full-text operators work here too).
+`HAYGATE_QDRANT_URL` moves every pipeline to it; `:memory:` and `local:/path` select qdrant-client's local
+mode, which speaks the same API (tests use it).
+"""
+
+import dataclasses
+from typing import Any
+
+from haystack import Document, default_to_dict
+from haystack.dataclasses import SparseEmbedding
+from haystack.utils import Secret
+from haystack_integrations.document_stores.qdrant import QdrantDocumentStore
+from qdrant_client.http import models as rest
+
+from haygate.document_stores.hybrid import (
+    DENSE,
+    SPARSE,
+    TEXT_PREFIX,
+    HybridDocumentStore,
+    HybridQuery,
+    RankedList,
+    ScoredPoint,
+)
+from haygate.document_stores.payload import DENSE_VECTORS_NAME, SPARSE_VECTORS_NAME, document_from_payload
+from haygate.document_stores.server.filters import convert_filters
+
+API_KEY_VARIABLE = "HAYGATE_QDRANT_API_KEY"
+INDEX_SCHEMAS: dict[str, Any] = {
+    "keyword": "keyword",
+    "keyword_prefix": rest.KeywordIndexParams(type=rest.KeywordIndexType.KEYWORD, prefix=True),
+    "integer": "integer",
+    "float": "float",
+    "bool": "bool",
+    "datetime": "datetime",
+    "uuid": "uuid",
+}
+
+
+def text_index_schema() -> rest.TextIndexParams:
+    """The server-side twin of `edge.document_store.text_index_params`."""
+    return rest.TextIndexParams(
+        type=rest.TextIndexType.TEXT,
+        tokenizer=rest.TokenizerType.WORD,
+        lowercase=True,
+        ascii_folding=True,
+        phrase_matching=True,
+        stemmer=rest.SnowballParams(type=rest.Snowball.SNOWBALL, language=rest.SnowballLanguage.ENGLISH),
+        stopwords=rest.Language.ENGLISH,
+        scoring=rest.TextScoringParams(type=rest.TextScoringType.BM25),
+    )
+
+
+def _location(url: str) -> dict[str, Any]:
+    if url == ":memory:":
+        return {"location": ":memory:"}
+    if url.startswith("local:"):
+        return {"path": url.removeprefix("local:")}
+    return {"url": url}
+
+
+class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
+    """One haygate collection as one Qdrant collection on a server (or in qdrant-client's local mode)."""
+
+    def __init__(
+        self,
+        collection: str,
+        url: str,
+        api_key: Secret | None = None,
+        embedding_dim: int = 384,
+        payload_indexes: dict[str, str] | None = None,
+        text_fields: list[str] | None = None,
+    ) -> None:
+        unknown = set((payload_indexes or {}).values()) - set(INDEX_SCHEMAS)
+        if unknown:
+            msg = f"unknown payload index types {sorted(unknown)}; allowed: {sorted(INDEX_SCHEMAS)}"
+            raise ValueError(msg)
+        self.collection = collection
+        self.server_url = url
+        self.payload_indexes = dict(payload_indexes or {})
+        self.text_fields = list(text_fields or [])
+        indexes: list[dict[str, Any]] = [{"field_name": "id", "field_schema": "keyword"}]
+        indexes += [{"field_name": f, "field_schema": INDEX_SCHEMAS[t]} for f, t in self.payload_indexes.items()]
+        indexes += [{"field_name": f, "field_schema": text_index_schema()} for f in self.text_fields]
+        QdrantDocumentStore.__init__(
+            self,
+            **_location(url),
+            api_key=api_key,
+            index=collection,
+            embedding_dim=embedding_dim,
+            use_sparse_embeddings=True,
+            sparse_idf=True,
+            payload_fields_to_index=indexes,
+            progress_bar=False,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A token is never serialised: a store that has one refers to `HAYGATE_QDRANT_API_KEY` instead."""
+        api_key = self.api_key
+        if api_key is not None and api_key.type.value != "env_var":
+            api_key = Secret.from_env_var(API_KEY_VARIABLE, strict=False)
+        return default_to_dict(
+            self,
+            collection=self.collection,
+            url=self.server_url,
+            api_key=api_key.to_dict() if api_key is not None else None,
+            embedding_dim=self.embedding_dim,
+            payload_indexes=self.payload_indexes,
+            text_fields=self.text_fields,
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "QdrantServerStore":
+        params = dict(data.get("init_parameters", {}))
+        if isinstance(params.get("api_key"), dict):
+            params["api_key"] = Secret.from_dict(params["api_key"])
+        return cls(**params)
+
+    def _connected(self) -> Any:
+        self._initialize_client()
+        assert self._client is not None
+        return self._client
+
+    def exists(self) -> bool:
+        return bool(self._connected().collection_exists(self.index))
+
+    def optimize(self) -> bool:
+        """A server optimizes in the background; nothing to do here."""
+        return False
+
+    def count_documents(self, filters: dict[str, Any] | None = None) -> int:  # type: ignore[override]
+        if not self.exists():
+            return 0
+        result = self._connected().count(self.index, count_filter=convert_filters(filters), exact=True)
+        return int(result.count)
+
+    def filter_documents(self, filters: dict[str, Any] | None = None) -> list[Document]:  # type: ignore[override]
+        return self._scroll(filters, with_vectors=True)
+
+    def meta_by_filter(self, filters: dict[str, Any] | None) -> list[Document]:
+        return self._scroll(filters, with_vectors=False)
+
+    def _scroll(self, filters: dict[str, Any] | None, with_vectors: bool) -> list[Document]:
+        if not self.exists():
+            return []
+        documents: list[Document] = []
+        offset = None
+        while True:
+            points, offset = self._connected().scroll(
+                self.index,
+                scroll_filter=convert_filters(filters),
+                limit=1024,
+                offset=offset,
+                with_payload=True,
+                with_vectors=with_vectors,
+            )
+            for point in points:
+                document = document_from_payload(point.payload or {}, None)
+                vectors = point.vector if isinstance(point.vector, dict) else {}
+                dense, sparse = vectors.get(DENSE_VECTORS_NAME), vectors.get(SPARSE_VECTORS_NAME)
+                if dense is not None or sparse is not None:
+                    document = dataclasses.replace(
+                        document,
+                        embedding=list(dense) if isinstance(dense, list) else None,
+                        sparse_embedding=None if sparse is None else _sparse(sparse),
+                    )
+                documents.append(document)
+            if offset is None:
+                return documents
+
+    def delete_by_filter(self, filters: dict[str, Any]) -> int:  # type: ignore[override]
+        condition = convert_filters(filters)
+        if condition is None:
+            msg = "delete_by_filter needs a filter; refusing to delete the whole collection"
+            raise ValueError(msg)
+        count = self.count_documents(filters)
+        if count:
+            self._connected().delete(self.index, points_selector=rest.FilterSelector(filter=condition), wait=True)
+        return count
+
+    def _query_batch(self, query: HybridQuery, requests: list[RankedList]) -> list[list[ScoredPoint]]:
+        condition = convert_filters(query.filters)
+        batch = [self._request(query, request, condition) for request in requests]
+        responses = self._connected().query_batch_points(self.index, requests=batch)
+        return [[ScoredPoint(str(p.id), p.score, p.payload) for p in response.points] for response in responses]
+
+    def _request(self, query: HybridQuery, request: RankedList, condition: rest.Filter | None) -> rest.QueryRequest:
+        if not request.fused:
+            [source] = request.sources
+            scorer, using = self._scorer(source, query)
+            return rest.QueryRequest(
+                query=scorer, using=using, filter=condition, limit=request.limit, with_payload=request.with_payload
+            )
+        prefetch = []
+        for name in request.sources:
+            scorer, using = self._scorer(name, query)
+            prefetch.append(rest.Prefetch(query=scorer, using=using, filter=condition, limit=query.prefetch_limit))
+        fusion: Any
+        if query.fusion == "rrf":
+            fusion = rest.RrfQuery(rrf=rest.Rrf(k=query.rrf_k, weights=query.weight_list()))
+        elif query.fusion == "sum":
+            weights = query.weight_list()
+            fusion = rest.FormulaQuery(
+                formula=rest.SumExpression(
+                    sum=[rest.MultExpression(mult=[w, f"$score[{i}]"]) for i, w in enumerate(weights)]
+                ),
+                defaults={f"$score[{i}]": 0.0 for i in range(len(weights))},
+            )
+        else:
+            fusion = rest.FusionQuery(fusion=rest.Fusion.DBSF)
+        return rest.QueryRequest(
+            prefetch=prefetch, query=fusion, limit=request.limit, with_payload=request.with_payload
+        )
+
+    @staticmethod
+    def _scorer(source: str, query: HybridQuery) -> tuple[Any, str | None]:
+        if source == DENSE:
+            return list(query.dense or []), DENSE_VECTORS_NAME
+        if source == SPARSE:
+            assert query.sparse is not None
+            return rest.SparseVector(
+                indices=list(query.sparse.indices), values=list(query.sparse.values)
+            ), SPARSE_VECTORS_NAME
+        field = source.removeprefix(TEXT_PREFIX)
+        return rest.TextQuery(text=rest.TextQueryInput(query=query.text or "")), field
+
+
+def _sparse(vector: Any) -> SparseEmbedding:
+    return SparseEmbedding(indices=list(vector.indices), values=list(vector.values))

@@ -1,0 +1,110 @@
+"""One error tree for all of haygate, translated once at the boundary.
+
+Every layer raises a subclass of `HaygateError`: a message the caller can act on, structured details, a
+stable code and the HTTP status it maps to. Haystack wraps component errors in `PipelineRuntimeError`;
+`cause_of` unwraps them. `envelope` is the only place that turns an exception into what a client sees
+(MCP, REST and the CLI all call it): known codes speak for themselves, anything else is logged and masked.
+"""
+
+import logging
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+INTERNAL_MESSAGE = "internal error; the server log has the details"
+
+
+class HaygateError(Exception):
+    """Base class: a message the caller can act on, plus structured details."""
+
+    code = "INTERNAL_ERROR"
+    http_status = 500
+
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details or {}
+
+
+class InvalidRequestError(HaygateError):
+    """The caller sent something we can name and they can fix (bad argument, filter or query syntax)."""
+
+    code = "VALIDATION_ERROR"
+    http_status = 422
+
+
+class FilterError(InvalidRequestError):
+    """A Haystack filter that cannot be translated into a Qdrant filter (either backend)."""
+
+
+class QuerySyntaxError(InvalidRequestError):
+    """A raw full-text query that does not parse; says where and how to fix it."""
+
+    def __init__(self, problem: str, position: int, hint: str) -> None:
+        super().__init__(f"{problem} at {position}; {hint}", {"position": position, "hint": hint})
+
+
+class InvalidRecordError(InvalidRequestError):
+    """An input record that cannot become a Document; the message names the field and why."""
+
+
+class DatasetError(InvalidRequestError):
+    """A judged dataset that cannot be evaluated; the message names the file and line."""
+
+
+class UnauthorizedError(HaygateError):
+    """Missing or wrong bearer token."""
+
+    code = "UNAUTHORIZED"
+    http_status = 401
+
+
+class NotFoundError(HaygateError):
+    """A named thing (tool, collection, record id) does not exist."""
+
+    code = "NOT_FOUND"
+    http_status = 404
+
+
+class ConfigurationError(HaygateError):
+    """A YAML declaration, pipeline or model setting is wrong. Raised at load time, never per request."""
+
+    code = "CONFIGURATION_ERROR"
+
+
+class StoreInUseError(HaygateError):
+    """Another process holds the embedded shard. Qdrant Edge allows one process per shard."""
+
+    code = "STORE_IN_USE"
+    http_status = 503
+
+
+class InternalError(HaygateError):
+    """Anything unexpected; its text never reaches a client."""
+
+
+# Codes a client sees as themselves; every other error reaches it as INTERNAL_ERROR.
+PUBLIC_ERRORS: tuple[type[HaygateError], ...] = (InvalidRequestError, NotFoundError, UnauthorizedError)
+_SPOKEN: tuple[type[HaygateError], ...] = (*PUBLIC_ERRORS, InternalError)
+HTTP_STATUS: dict[str, int] = {cls.code: cls.http_status for cls in _SPOKEN}
+
+
+def cause_of(error: BaseException) -> HaygateError | None:
+    """The first HaygateError in an exception chain (Haystack wraps component errors)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, HaygateError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def envelope(error: BaseException) -> tuple[int, dict[str, Any]]:
+    """Any exception -> (HTTP status, `{"error": {code, message, details}}`). Only public errors speak."""
+    known = cause_of(error)
+    if isinstance(known, PUBLIC_ERRORS):
+        return known.http_status, {"error": {"code": known.code, "message": known.message, "details": known.details}}
+    logger.error("unhandled error: %r", error, exc_info=error)
+    return InternalError.http_status, {
+        "error": {"code": InternalError.code, "message": INTERNAL_MESSAGE, "details": {}}
+    }

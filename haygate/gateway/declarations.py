@@ -1,0 +1,184 @@
+"""Tool declarations (`configs/tools/*.yaml`): the typed interface of one pipeline.
+
+A declaration names the pipeline and types every one of its inputs (the pipeline file's `inputs:` say which
+component socket each feeds): a description, type, example, bounds, enum and the one default. From it we
+build the pydantic model that validates arguments and the JSON schema MCP clients and OpenAPI see. Adding
+a tool is writing one of these files and its pipeline.
+"""
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    create_model,
+    model_validator,
+)
+
+from haygate.errors import ConfigurationError
+
+ParamType = Literal["string", "integer", "number", "boolean", "array"]
+_SCALARS: dict[str, Any] = {
+    "string": StrictStr,
+    "integer": StrictInt,
+    "number": StrictFloat,  # strict, yet accepts integers
+    "boolean": StrictBool,
+}
+
+
+class ParameterSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: ParamType
+    description: str = Field(min_length=10)
+    examples: list[Any] = Field(min_length=1)
+    required: bool = False
+    default: Any = None
+    enum: list[Any] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    items: ParamType | None = Field(default=None, description="Item type of an array parameter.")
+    min_items: int | None = None
+    max_items: int | None = None
+    item_enum: list[Any] | None = Field(default=None, description="Allowed values of each array item.")
+    item_min_length: int | None = Field(default=None, description="Shortest string array item.")
+    item_max_length: int | None = Field(default=None, description="Longest string array item.")
+
+
+class ToolDeclaration(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]{2,47}$")
+    description: str = Field(min_length=20)
+    pipeline: str | None = Field(
+        default=None, description="Pipeline file, relative to pipelines/; default tools/<name>.yaml."
+    )
+    tier: Literal["public", "internal", "admin"] = "public"
+    read_only: bool = True
+    parameters: dict[str, ParameterSpec]
+    output: str = Field(default="result", description="The pipeline output (its `outputs:` name) returned to callers.")
+    output_schema: dict[str, Any]
+    fixed_arguments: dict[str, Any] = Field(
+        default_factory=dict, description="Arguments the pipeline always gets; not in the schema, not overridable."
+    )
+    tenant_field: str | None = Field(
+        default=None,
+        description="Payload path holding the tenant key; the gateway sends `field == HAYGATE_PROJECT_ID` to the "
+        "pipeline input `server_filters` of every call.",
+    )
+    source_file: str = ""
+
+    @model_validator(mode="after")
+    def _fixed_arguments_are_not_parameters(self) -> "ToolDeclaration":
+        clash = set(self.fixed_arguments) & set(self.parameters)
+        if clash:
+            raise ValueError(f"fixed_arguments {sorted(clash)} are also parameters; a caller could override them")
+        return self
+
+    @property
+    def pipeline_file(self) -> str:
+        return self.pipeline or f"tools/{self.name}.yaml"
+
+    def arguments_model(self) -> type[BaseModel]:
+        """The pydantic model that validates this tool's arguments (unknown keys are refused)."""
+        fields: dict[str, Any] = {}
+        for name, spec in self.parameters.items():
+            annotation = _annotation(spec)
+            constraints: dict[str, Any] = {
+                "min_length": spec.min_length if spec.min_length is not None else spec.min_items,
+                "max_length": spec.max_length if spec.max_length is not None else spec.max_items,
+            }
+            field = Field(
+                ... if spec.required else spec.default,
+                description=spec.description,
+                examples=spec.examples,
+                ge=spec.minimum,
+                le=spec.maximum,
+                **{k: v for k, v in constraints.items() if v is not None},
+            )
+            if not spec.required and spec.default is None:
+                annotation = annotation | None
+            fields[name] = (annotation, field)
+        model_name = "".join(part.title() for part in self.name.split("_")) + "Arguments"
+        return create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+
+    def input_schema(self) -> dict[str, Any]:
+        schema = self.arguments_model().model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+            # `X | None` renders as anyOf[X, null]; flatten it so clients see one plain type.
+            if "anyOf" in prop:
+                variants = [v for v in prop.pop("anyOf") if v.get("type") != "null"]
+                if len(variants) == 1:
+                    prop.update(variants[0])
+                else:
+                    prop["anyOf"] = variants
+        return schema
+
+
+def _annotation(spec: ParameterSpec) -> Any:
+    if spec.enum is not None:
+        return Literal[tuple(spec.enum)]
+    if spec.type == "array":
+        item: Any = _SCALARS[spec.items or "string"]
+        if spec.item_enum is not None:
+            item = Literal[tuple(spec.item_enum)]
+        elif spec.item_min_length is not None or spec.item_max_length is not None:
+            item = Annotated[item, Field(min_length=spec.item_min_length, max_length=spec.item_max_length)]
+        return list[item]
+    return _SCALARS[spec.type]
+
+
+def load_declarations(path: Path) -> list[ToolDeclaration]:
+    """One tool per file, or several: `tools: [...]`, sharing parts through YAML anchors kept under `x-` keys."""
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        msg = f"{path}: invalid YAML: {error}"
+        raise ConfigurationError(msg, {"file": str(path)}) from error
+    if not isinstance(raw, dict):
+        msg = f"{path}: a tool declaration must be a mapping"
+        raise ConfigurationError(msg, {"file": str(path)})
+    if "tools" not in raw:
+        return [_declaration(raw, path)]
+    unknown = [key for key in raw if key != "tools" and not str(key).startswith("x-")]
+    if unknown or not isinstance(raw["tools"], list):
+        msg = f"{path}: a multi-tool file holds `tools: [...]` and `x-` anchor keys only, found {unknown}"
+        raise ConfigurationError(msg, {"file": str(path)})
+    return [_declaration(entry, path) for entry in raw["tools"]]
+
+
+def load_declaration(path: Path) -> ToolDeclaration:
+    [declaration] = load_declarations(path)
+    return declaration
+
+
+def _declaration(raw: Any, path: Path) -> ToolDeclaration:
+    if not isinstance(raw, dict):
+        msg = f"{path}: a tool declaration must be a mapping"
+        raise ConfigurationError(msg, {"file": str(path)})
+    try:
+        declaration = ToolDeclaration.model_validate({**raw, "source_file": str(path)})
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+        name = f" '{raw['name']}'" if isinstance(raw.get("name"), str) else ""
+        msg = f"{path}: invalid tool declaration{name}: {problems}"
+        raise ConfigurationError(msg, {"file": str(path)}) from error
+    if declaration.output_schema.get("type") != "object":
+        msg = f"{path}: output_schema must describe an object"
+        raise ConfigurationError(msg, {"file": str(path)})
+    try:
+        declaration.arguments_model()
+    except (TypeError, ValueError) as error:
+        msg = f"{path}: parameters cannot form a schema: {error}"
+        raise ConfigurationError(msg, {"file": str(path)}) from error
+    return declaration

@@ -1,0 +1,212 @@
+"""The gateway core, transport-free: declarations + pipelines -> callable tools with one error model.
+
+`mcp.py` and `http.py` put MCP and REST in front of this; `haygate call` uses it directly.
+"""
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from haystack.core.errors import PipelineRuntimeError
+from pydantic import BaseModel, ValidationError
+
+from haygate.errors import ConfigurationError, HaygateError, InternalError, InvalidRequestError, NotFoundError, cause_of
+from haygate.gateway.declarations import ToolDeclaration, load_declarations
+from haygate.gateway.loader import LoadedPipeline, Loader
+
+logger = logging.getLogger(__name__)
+
+SERVER_FILTERS = "server_filters"  # the pipeline input the tenant condition goes to
+
+
+def validation_details(error: ValidationError, declaration: ToolDeclaration) -> list[dict[str, Any]]:
+    """pydantic errors -> one entry per field, with what the declaration allows."""
+    details = []
+    for problem in error.errors(include_url=False, include_input=False):
+        name = str(problem["loc"][0]) if problem["loc"] else ""
+        entry: dict[str, Any] = {"field": name, "problem": problem["type"], "message": problem["msg"]}
+        if len(problem["loc"]) > 1:
+            entry["location"] = ".".join(str(part) for part in problem["loc"])  # e.g. required_skills.1
+        spec = declaration.parameters.get(name)
+        if problem["type"] == "extra_forbidden":
+            entry["message"] = f"unknown parameter; allowed: {', '.join(declaration.parameters)}"
+        elif spec is not None:
+            entry["expected"] = spec.type if spec.type != "array" else f"array of {spec.items or 'string'}"
+            if spec.enum is not None or spec.item_enum is not None:
+                entry["allowed"] = spec.enum if spec.enum is not None else spec.item_enum
+            if spec.minimum is not None:
+                entry["minimum"] = spec.minimum
+            if spec.maximum is not None:
+                entry["maximum"] = spec.maximum
+        details.append(entry)
+    return details
+
+
+@dataclass
+class ToolRuntime:
+    """One declared tool bound to its loaded pipeline; `tenant` is the server's project, if any."""
+
+    declaration: ToolDeclaration
+    pipeline: LoadedPipeline
+    tenant: str | None = None
+    arguments_model: type[BaseModel] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.arguments_model = self.declaration.arguments_model()
+
+    @property
+    def name(self) -> str:
+        return self.declaration.name
+
+    def validate_arguments(self, arguments: Any) -> dict[str, Any]:
+        if not isinstance(arguments, dict):
+            msg = f"arguments must be a JSON object, got {type(arguments).__name__}"
+            raise InvalidRequestError(msg)
+        try:
+            return self.arguments_model.model_validate(arguments).model_dump()
+        except ValidationError as error:
+            details = validation_details(error, self.declaration)
+            summary = "; ".join(f"{d['field']}: {d['message']}" for d in details)
+            msg = f"invalid arguments for '{self.name}': {summary}"
+            raise InvalidRequestError(msg, {"errors": details}) from None
+
+    def server_filters(self) -> list[dict[str, Any]]:
+        """Conditions the server applies to every query of this tool (the tenant); callers cannot see or change them."""
+        field_name = self.declaration.tenant_field
+        if field_name is None:
+            return []
+        return [{"field": field_name, "operator": "==", "value": self.tenant}]
+
+    def run(self, arguments: Any) -> dict[str, Any]:
+        """Validate, run the pipeline, return the declared output. Raises HaygateError subclasses only."""
+        values = {**self.validate_arguments(arguments), **self.declaration.fixed_arguments}
+        if SERVER_FILTERS in self.pipeline.inputs:
+            values[SERVER_FILTERS] = self.server_filters()
+        try:
+            result: dict[str, Any] = self.pipeline.run(values)[self.declaration.output]
+        except Exception as error:
+            known = cause_of(error)
+            if known is not None:
+                raise self._in_callers_terms(known, error) from None
+            where = error.component_name if isinstance(error, PipelineRuntimeError) else "pipeline"
+            logger.exception("tool '%s' failed in component '%s'", self.name, where)
+            msg = f"tool '{self.name}' failed; the server log has the details"
+            raise InternalError(msg) from error
+        return result
+
+    def _in_callers_terms(self, known: HaygateError, error: BaseException) -> HaygateError:
+        """A component names its own socket (`'query' is empty`); the caller sent the tool's parameter."""
+        socket = known.details.get("field")
+        component = error.component_name if isinstance(error, PipelineRuntimeError) else None
+        parameter = self.pipeline.socket_owner(component, socket) if component and isinstance(socket, str) else None
+        if parameter is None or parameter == socket:
+            return known
+        renamed = type(known).__new__(type(known))
+        renamed.__dict__.update(
+            known.__dict__,
+            message=known.message.replace(f"'{socket}'", f"'{parameter}'"),
+            details={**known.details, "field": parameter},
+        )
+        renamed.args = (renamed.message,)
+        return renamed
+
+
+class Gateway:
+    """Every tool this server exposes, loaded and checked up front."""
+
+    def __init__(self, tools: dict[str, ToolRuntime], loader: Loader) -> None:
+        self.tools = tools
+        self.loader = loader
+
+    @classmethod
+    def load(cls, loader: Loader, files: list[Path] | None = None) -> "Gateway":
+        """Load declarations (all of `configs/tools/` by default). Raises ConfigurationError listing problems."""
+        runtimes, problems = load_tools(loader, files)
+        if problems:
+            msg = "invalid configuration:\n" + "\n".join(f"- {p}" for p in problems)
+            raise ConfigurationError(msg, {"problems": problems})
+        visible = {
+            name: runtime for name, runtime in runtimes.items() if loader.settings.exposes(runtime.declaration.tier)
+        }
+        return cls(visible, loader)
+
+    def warm_up(self) -> None:
+        """Load models and open stores now, so a broken model stops the server at start."""
+        for runtime in self.tools.values():
+            try:
+                runtime.pipeline.pipeline.warm_up()
+            except HaygateError:
+                raise
+            except Exception as error:
+                msg = f"tool '{runtime.name}': warm-up failed: {error}"
+                raise ConfigurationError(msg) from error
+
+    def get(self, name: str) -> ToolRuntime:
+        if name not in self.tools:
+            msg = f"unknown tool '{name}'; available: {', '.join(sorted(self.tools))}"
+            raise NotFoundError(msg, {"tool": name, "available": sorted(self.tools)})
+        return self.tools[name]
+
+    def call(self, name: str, arguments: Any) -> dict[str, Any]:
+        return self.get(name).run(arguments)
+
+    async def call_async(self, name: str, arguments: Any) -> dict[str, Any]:
+        return await anyio.to_thread.run_sync(self.get(name).run, arguments)
+
+
+def load_tools(loader: Loader, files: list[Path] | None = None) -> tuple[dict[str, ToolRuntime], list[str]]:
+    """Load every declaration and its pipeline; collect all problems instead of stopping at the first."""
+    settings = loader.settings
+    paths = files if files is not None else sorted(settings.tools_dir.glob("*.yaml"))
+    runtimes: dict[str, ToolRuntime] = {}
+    problems: list[str] = []
+    for path in paths:
+        try:
+            declarations = load_declarations(path)
+        except ConfigurationError as error:
+            problems.append(error.message)
+            continue
+        for declaration in declarations:
+            try:
+                if declaration.name in runtimes:
+                    msg = f"{path}: tool name '{declaration.name}' is declared twice"
+                    raise ConfigurationError(msg)
+                pipeline = loader.pipeline(settings.pipelines_dir / declaration.pipeline_file)
+                check_interface(declaration, pipeline)
+                if declaration.tenant_field and not settings.project_id:
+                    # Never serve tenant data without a tenant: the tool stays hidden, and the log says why.
+                    logger.warning(
+                        "tool '%s' is not served: it is tenant-scoped (%s); set HAYGATE_PROJECT_ID",
+                        declaration.name,
+                        declaration.tenant_field,
+                    )
+                    continue
+                runtimes[declaration.name] = ToolRuntime(declaration, pipeline, settings.project_id)
+            except ConfigurationError as error:
+                problems.append(error.message)
+    return runtimes, problems
+
+
+def check_interface(declaration: ToolDeclaration, pipeline: LoadedPipeline) -> None:
+    """The declaration types exactly the pipeline's inputs and returns one of its outputs."""
+    where = f"{pipeline.path}: tool '{declaration.name}'"
+    if declaration.tenant_field and SERVER_FILTERS not in pipeline.inputs:
+        msg = f"{where} is tenant-scoped, but the pipeline has no `{SERVER_FILTERS}` input for the tenant condition"
+        raise ConfigurationError(msg, {"file": str(pipeline.path)})
+    supplied = set(declaration.parameters) | set(declaration.fixed_arguments)
+    if declaration.tenant_field:
+        supplied.add(SERVER_FILTERS)
+    unknown = sorted(supplied - set(pipeline.inputs))
+    if unknown:
+        msg = f"{where} declares {unknown}, which are not inputs of the pipeline; inputs: {sorted(pipeline.inputs)}"
+        raise ConfigurationError(msg, {"file": str(pipeline.path)})
+    unfed = sorted(set(pipeline.inputs) - supplied - {SERVER_FILTERS})
+    if unfed:
+        msg = f"{where}: pipeline inputs {unfed} are neither parameters nor fixed_arguments of the tool"
+        raise ConfigurationError(msg, {"file": str(pipeline.path)})
+    if declaration.output not in pipeline.outputs:
+        outputs = sorted(pipeline.outputs)
+        msg = f"{where} returns output '{declaration.output}', which the pipeline lacks; outputs: {outputs}"
+        raise ConfigurationError(msg, {"file": str(pipeline.path)})

@@ -1,0 +1,61 @@
+"""Records -> Documents, as a collection schema says: the id, the text, the meta.
+
+A record becomes one Document whose id is the record id; splitting it into chunks, and deriving meta
+from its text, happen in the collection's indexing pipeline. `meta.record_hash` covers the text, the meta
+and the indexing configuration, so ingest can skip a record that has not changed.
+"""
+
+import hashlib
+import json
+from typing import Any
+
+from haystack import Document
+from jinja2 import TemplateError
+
+from haygate.errors import InvalidRecordError
+from haygate.ingest.schema import CollectionSchema
+from haygate.text.templates import render_line
+
+RECORD_ID = "record_id"
+RECORD_HASH = "record_hash"
+
+
+def record_text(record: dict[str, Any], schema: CollectionSchema) -> str:
+    if schema.record.content is not None:
+        names = [schema.record.content] if isinstance(schema.record.content, str) else schema.record.content
+        return "\n".join(str(record[n]) for n in names if record.get(n) not in (None, ""))
+    try:
+        return render_line(schema.record.content_template or "", record)
+    except TemplateError as error:
+        raise InvalidRecordError(f"content_template failed: {error}") from error
+
+
+def record_id(record: dict[str, Any], schema: CollectionSchema, text: str) -> str:
+    spec = schema.record.id
+    if spec is None:
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+    names = [spec] if isinstance(spec, str) else spec
+    missing = [n for n in names if record.get(n) in (None, "")]
+    if missing:
+        raise InvalidRecordError(f"missing id field(s) {', '.join(missing)}")
+    return ":".join(str(record[n]) for n in names)
+
+
+def to_document(record: dict[str, Any], schema: CollectionSchema, fingerprint: str = "") -> Document:
+    """One record -> one Document with `meta.record_id` and `meta.record_hash`.
+
+    :param fingerprint: of the indexing configuration; a changed pipeline changes every record's hash.
+    """
+    text = record_text(record, schema).strip()
+    if not text:
+        source = schema.record.content or "content_template"
+        raise InvalidRecordError(f"empty or missing content field {source!r}")
+    rid = record_id(record, schema, text)
+    meta = {
+        name: record[field] for name, field in schema.record.meta_fields.items() if record.get(field) not in (None, "")
+    }
+    meta.update(schema.record.constants)
+    digest = hashlib.sha256(json.dumps([text, meta, fingerprint], sort_keys=True, default=str).encode())
+    meta[RECORD_ID] = rid
+    meta[RECORD_HASH] = digest.hexdigest()[:32]
+    return Document(id=rid, content=text, meta=meta)

@@ -1,0 +1,99 @@
+"""Collection schemas (`configs/collections/*.yaml`): how a record becomes a Document and what is indexed.
+
+A schema says which record field is the stable id, which is the text, which become meta; which payload
+fields are indexed for filtering and which get a BM25 text index; and which indexing pipeline (splitting,
+derived metadata, embedding, writing) the collection's documents go through.
+"""
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from haygate.errors import ConfigurationError, NotFoundError
+
+IndexType = Literal["keyword", "keyword_prefix", "integer", "float", "bool", "datetime", "uuid"]
+
+
+class RecordMapping(BaseModel):
+    """How one input record maps onto a Haystack Document."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str | list[str] | None = Field(
+        default=None, description="Field(s) forming the stable record id; default: a hash of the content."
+    )
+    content: str | list[str] | None = Field(default=None, description="Field(s) joined into the document text.")
+    content_template: str | None = Field(
+        default=None, description="Jinja template over the record for the text, when it is nested (instead of content)."
+    )
+    meta: list[str | dict[str, str]] = Field(
+        default_factory=list, description="Record fields copied into meta; {meta_name: record_field} renames."
+    )
+    constants: dict[str, Any] = Field(default_factory=dict, description="Fixed meta values for every record.")
+
+    @model_validator(mode="after")
+    def _one_text_source(self) -> "RecordMapping":
+        if (self.content is None) == (self.content_template is None):
+            raise ValueError("give exactly one of content (fields) or content_template")
+        return self
+
+    @property
+    def meta_fields(self) -> dict[str, str]:
+        """meta name -> record field."""
+        fields: dict[str, str] = {}
+        for entry in self.meta:
+            fields.update({entry: entry} if isinstance(entry, str) else entry)
+        return fields
+
+
+class CollectionSchema(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    description: str = ""
+    record: RecordMapping
+    payload_indexes: dict[str, IndexType] = Field(default_factory=dict)
+    text_index: list[str] = Field(default_factory=list, description="Payload fields with a BM25 text index.")
+    indexing: str | None = Field(
+        default=None, description="Indexing pipeline, relative to pipelines/; default indexing/<name>.yaml."
+    )
+    links: str | None = Field(
+        default=None, description="Meta field holding [{target_key, weight}] links; dangling ones are reported."
+    )
+    embedding_dim: int = 384
+
+    @property
+    def indexing_pipeline(self) -> str:
+        return self.indexing or f"indexing/{self.name}.yaml"
+
+
+def load_schema(path: Path) -> CollectionSchema:
+    """Parse and validate one collection schema file, naming the file in every error."""
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        msg = f"{path}: invalid YAML: {error}"
+        raise ConfigurationError(msg, {"file": str(path)}) from error
+    except OSError as error:
+        msg = f"{path}: cannot read: {error.strerror}"
+        raise ConfigurationError(msg, {"file": str(path)}) from error
+    try:
+        return CollectionSchema.model_validate(raw)
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+        msg = f"{path}: invalid collection schema: {problems}"
+        raise ConfigurationError(msg, {"file": str(path)}) from error
+
+
+def schema_for(name: str, collections_dir: Path) -> CollectionSchema:
+    """The schema of collection `name` from `collections_dir/<name>.yaml`; NotFoundError lists the known ones."""
+    path = collections_dir / f"{name}.yaml"
+    if not path.exists():
+        known = sorted(p.stem for p in collections_dir.glob("*.yaml"))
+        msg = f"unknown collection '{name}'; declared: {', '.join(known) or 'none'} (in {collections_dir.name}/)"
+        raise NotFoundError(msg, {"collection": name, "allowed": known})
+    schema = load_schema(path)
+    if schema.name != name:
+        msg = f"{path}: schema name '{schema.name}' does not match its file name '{name}'"
+        raise ConfigurationError(msg, {"file": str(path)})
+    return schema

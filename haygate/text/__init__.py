@@ -1,0 +1,1 @@
+"""Pure text helpers, without Haystack: normalisation, query syntax, Markdown, templates, CV profiles."""

@@ -1,0 +1,60 @@
+import pytest
+from haystack import Document
+
+from haygate.components.full_text_query import FullTextQuery
+from haygate.document_stores.edge.document_store import EdgeDocumentStore
+from haygate.errors import QuerySyntaxError
+
+
+class TestFullTextQuery:
+    def test_init_requires_a_store(self) -> None:
+        with pytest.raises(Exception, match="document store"):
+            FullTextQuery("entities")  # type: ignore[arg-type]
+
+    def test_to_dict_and_from_dict(self, tiny_store: EdgeDocumentStore) -> None:
+        data = FullTextQuery(tiny_store, text_field="content").to_dict()
+        assert data == {
+            "type": "haygate.components.full_text_query.FullTextQuery",
+            "init_parameters": {
+                "document_store": tiny_store.to_dict(),
+                "text_field": "content",
+                "terms_field": "meta.terms",
+            },
+        }
+        assert FullTextQuery.from_dict(data).terms_field == "meta.terms"
+
+    def test_run_raw_builds_conditions_and_scoring_words(self, tiny_store: EdgeDocumentStore) -> None:
+        out = FullTextQuery(tiny_store).run(query='"a b" NOT c', match_mode="raw")
+        assert out["filters"] == {
+            "operator": "AND",
+            "conditions": [
+                {
+                    "operator": "AND",
+                    "conditions": [
+                        {"field": "content", "operator": "phrase", "value": "a b"},
+                        {"operator": "NOT", "conditions": [{"field": "content", "operator": "match", "value": "c"}]},
+                    ],
+                }
+            ],
+        }
+        assert out["text"] == "a b" and out["terms"] == ["a", "b"]
+
+    def test_run_simple_or_and_outer_filters(self, tiny_store: EdgeDocumentStore) -> None:
+        outer = {"field": "meta.group", "operator": "==", "value": "x"}
+        out = FullTextQuery(tiny_store).run(query="a (b", filters=outer, operator="OR")
+        [first, second] = out["filters"]["conditions"]
+        assert first == outer and second["operator"] == "OR" and out["text"] == "a b"
+
+    def test_run_expands_prefixes_from_the_matching_documents(self, tiny_store: EdgeDocumentStore) -> None:
+        tiny_store.write_documents(
+            [
+                Document(id="1", content="notify", meta={"terms": ["notify", "users"]}),
+                Document(id="2", content="notification", meta={"terms": ["notification", "notify"]}),
+            ]
+        )
+        out = FullTextQuery(tiny_store).run(query="notif*", match_mode="raw")
+        assert out["terms"] == ["notify", "notification"]  # most frequent first
+
+    def test_run_syntax_error(self, tiny_store: EdgeDocumentStore) -> None:
+        with pytest.raises(QuerySyntaxError, match="unbalanced"):
+            FullTextQuery(tiny_store).run(query="(a", match_mode="raw")

@@ -1,0 +1,29 @@
+from haystack import Document
+
+from haygate.components.highlighter import Highlighter
+
+
+class TestHighlighter:
+    def test_to_dict_and_from_dict(self) -> None:
+        data = Highlighter(max_chars=80, snippet_key="excerpt").to_dict()
+        assert data == {
+            "type": "haygate.components.highlighter.Highlighter",
+            "init_parameters": {"field": "content", "max_chars": 80, "snippet_key": "excerpt", "language": "english"},
+        }
+        assert Highlighter.from_dict(data).max_chars == 80
+
+    def test_snippets_highlight_stems_and_stay_short(self) -> None:
+        highlighter = Highlighter(max_chars=80)
+        text = (
+            "Setup notes. " * 20 + "We rebuilt the indexes after indexing, then indexed again. " + "Tail words. " * 20
+        )
+        snippet = highlighter.snippet(text, highlighter.token_ids("index"))
+        assert len(snippet) <= 80
+        assert "**indexes**" in snippet and "**indexing**" in snippet
+        assert snippet.startswith("…") and snippet.endswith("…")
+
+    def test_run_adds_a_snippet_without_touching_inputs(self) -> None:
+        document = Document(id="x", content="The café opens", meta={"a": 1}, score=2.0)
+        [out] = Highlighter().run([document], terms=["cafe"])["documents"]
+        assert out.meta == {"a": 1, "snippet": "The **café** opens"} and out.score == 2.0
+        assert document.meta == {"a": 1}

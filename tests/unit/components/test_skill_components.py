@@ -1,0 +1,101 @@
+"""CvProfiler (ingest) and SkillCoverageRanker (query) with the real MiniLM, on tiny CVs."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from haystack import Document
+
+from haygate.components.cv_profiler import CvProfiler
+from haygate.components.skill_coverage_ranker import SkillCoverageRanker, match_score
+from haygate.document_stores.edge.document_store import EdgeDocumentStore
+from haygate.errors import ConfigurationError, InvalidRecordError
+
+VOCABULARY = Path(__file__).resolve().parents[3] / "configs" / "skills.yaml"
+CVS = [
+    Document(
+        id="cv1",
+        content="Senior engineer, 9 years of experience. Python, ML and K8s.",
+        meta={"record_id": "cv1", "name": "Ada", "as_of": "2026-01-01"},
+    ),
+    Document(
+        id="cv2", content="Junior developer with 1 year of experience in Java.", meta={"record_id": "cv2", "name": "Bo"}
+    ),
+    Document(
+        id="cv3",
+        content="Designed container orchestration for 40 services. 4 years of experience with Python.",
+        meta={"record_id": "cv3", "name": "Cy"},
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def profiled() -> list[Document]:
+    return CvProfiler(vocabulary=VOCABULARY).run(CVS)["documents"]
+
+
+class TestCvProfiler:
+    def test_to_dict_and_from_dict(self) -> None:
+        data = CvProfiler(vocabulary=VOCABULARY).to_dict()
+        assert data["init_parameters"] == {
+            "vocabulary": str(VOCABULARY),
+            "model": "sentence-transformers/all-MiniLM-L6-v2",
+            "floor": 0.5,
+            "phrase_words": 6,
+        }
+        assert CvProfiler.from_dict(data).vocabulary == str(VOCABULARY)
+
+    def test_run_derives_the_profile(self, profiled: list[Document]) -> None:
+        ada = profiled[0].meta
+        assert ada["skills"] == ["Kubernetes", "Machine Learning", "Python"] and ada["experience_level"] == "senior"
+        assert ada["document_type"] == "CV" and profiled[1].meta["experience_level"] == "junior"
+        assert CVS[0].meta.get("skills") is None  # inputs are not mutated
+
+    def test_run_keeps_semantic_evidence_for_unnamed_skills(self, profiled: list[Document]) -> None:
+        [evidence] = [e for e in profiled[2].meta["skill_semantic"] if e["skill"] == "Kubernetes"]
+        assert "container orchestration" in evidence["phrase"] and evidence["similarity"] >= 0.7
+
+    def test_run_rejects_a_bad_as_of(self) -> None:
+        with pytest.raises(InvalidRecordError, match="as_of must be an ISO date"):
+            CvProfiler(vocabulary=VOCABULARY).run([Document(id="x", content="CV", meta={"as_of": "last year"})])
+
+
+class TestSkillCoverageRanker:
+    def test_init_validates(self, tiny_store: EdgeDocumentStore) -> None:
+        with pytest.raises(ConfigurationError, match="semantic_threshold"):
+            SkillCoverageRanker(tiny_store, vocabulary=VOCABULARY, semantic_threshold=1.5)
+
+    def test_to_dict_and_from_dict(self, tiny_store: EdgeDocumentStore) -> None:
+        data = SkillCoverageRanker(tiny_store, vocabulary=VOCABULARY, top_k=3).to_dict()
+        assert (
+            data["init_parameters"]["top_k"] == 3 and data["init_parameters"]["document_store"] == tiny_store.to_dict()
+        )
+        assert SkillCoverageRanker.from_dict(data).semantic_threshold == 0.7
+
+    def test_run_ranks_by_required_coverage_and_explains(
+        self, tiny_store: EdgeDocumentStore, profiled: list[Document]
+    ) -> None:
+        tiny_store.write_documents(profiled)
+        hits = [Document(id=d.id, meta={"record_id": d.id}, score=0.5) for d in profiled]
+        ranker = SkillCoverageRanker(tiny_store, vocabulary=VOCABULARY)
+        ranked = ranker.run(hits, required_skills=["Kubernetes", "Python"])["documents"]
+        assert [d.meta["candidate_id"] for d in ranked] == ["cv1", "cv3"]  # Bo shares no required skill
+        methods = {m["skill"]: m["method"] for m in ranked[1].meta["match_details"]}
+        assert methods == {"Kubernetes": "semantic", "Python": "exact"}
+        assert ranked[0].meta["match_details"][0] == {
+            "skill": "Kubernetes",
+            "required": True,
+            "method": "alias",
+            "evidence": "k8s",
+        }
+        assert len(ranker.run(hits, required_skills=["Python"], top_k=1)["documents"]) == 1
+
+
+def test_match_score_orders_required_then_preferred_then_retrieval() -> None:
+    all_required_nothing_else = match_score(3, 3, 0, 5, 0.0)
+    one_missing_everything_else = match_score(2, 3, 5, 5, 1.0)
+    assert one_missing_everything_else < all_required_nothing_else
+    assert match_score(3, 3, 1, 2, 0.2) > match_score(3, 3, 0, 2, 0.9)
+    assert match_score(3, 3, 1, 2, 0.9) > match_score(3, 3, 1, 2, 0.2)
+    assert match_score(0, 1, 0, 0, 0.0) >= 0 and match_score(50, 50, 50, 50, 1.0) <= 1
+    assert np.isclose(match_score(1, 1, 0, 0, 1.0), (1 + 0.99) / 2)

@@ -1,0 +1,202 @@
+"""EdgeDocumentStore on a real Qdrant Edge shard in a temp dir."""
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from haystack import Document
+from haystack.dataclasses import SparseEmbedding
+from haystack.document_stores.errors import DuplicateDocumentError
+from haystack.document_stores.types import DuplicatePolicy
+
+from haygate.document_stores.edge.document_store import EdgeDocumentStore
+from haygate.document_stores.hybrid import HybridQuery
+from haygate.document_stores.payload import convert_id, payload_from_document
+from haygate.errors import ConfigurationError, InvalidRequestError
+
+PROJECT = Path(__file__).resolve().parents[4]
+
+
+def make_store(folder: Path, name: str = "t") -> EdgeDocumentStore:
+    return EdgeDocumentStore(
+        name, str(folder), embedding_dim=3, payload_indexes={"meta.group": "keyword"}, text_fields=["content"]
+    )
+
+
+def doc(i: int, group: str = "a", text: str | None = None) -> Document:
+    return Document(
+        id=f"d{i}",
+        content=text or f"document number {i}",
+        meta={"group": group, "n": i},
+        embedding=[1.0, float(i), 0.0],
+        sparse_embedding=SparseEmbedding(indices=[i, 100], values=[1.0, 0.5]),
+    )
+
+
+class TestEdgeDocumentStore:
+    def test_init_is_lazy(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        assert not store.exists()
+        assert store.count_documents() == 0 and store.meta_by_filter(None) == []
+        assert not (tmp_path / "t").exists()
+
+    def test_init_rejects_unknown_index_type(self, tmp_path: Path) -> None:
+        with pytest.raises(ValueError, match="unknown payload index types"):
+            EdgeDocumentStore("t", str(tmp_path), payload_indexes={"meta.x": "vector"})
+
+    def test_to_dict(self, tmp_path: Path) -> None:
+        assert make_store(tmp_path).to_dict() == {
+            "type": "haygate.document_stores.edge.document_store.EdgeDocumentStore",
+            "init_parameters": {
+                "collection": "t",
+                "data_dir": str(tmp_path),
+                "embedding_dim": 3,
+                "payload_indexes": {"meta.group": "keyword"},
+                "text_fields": ["content"],
+            },
+        }
+
+    def test_from_dict(self, tmp_path: Path) -> None:
+        store = EdgeDocumentStore.from_dict(make_store(tmp_path).to_dict())
+        assert (store.collection, store.embedding_dim, store.text_fields) == ("t", 3, ["content"])
+        assert store.filterable_fields == {"id", "meta.group", "content"}
+
+    def test_a_copy_is_the_same_handle(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        assert copy.deepcopy(store) is store
+
+    def test_write_count_and_roundtrip(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        assert store.write_documents([doc(1), doc(2)]) == 2
+        assert store.count_documents() == 2
+        [back] = store.filter_documents({"field": "id", "operator": "==", "value": "d1"})
+        assert back.content == "document number 1"
+        assert back.meta == {"group": "a", "n": 1}
+        assert back.embedding == pytest.approx([2**-0.5, 2**-0.5, 0.0])  # cosine vectors are stored normalised
+        assert back.sparse_embedding is not None and sorted(back.sparse_embedding.indices) == [1, 100]
+        [light] = store.meta_by_filter({"field": "id", "operator": "==", "value": "d1"})
+        assert light.embedding is None and light.meta == back.meta
+        store.close()
+
+    def test_write_policy_fail_skip_overwrite(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        store.write_documents([doc(1)])
+        with pytest.raises(DuplicateDocumentError):
+            store.write_documents([doc(1)], policy=DuplicatePolicy.FAIL)
+        with pytest.raises(DuplicateDocumentError):
+            store.write_documents([doc(1)])  # NONE means FAIL, as in qdrant-haystack
+        assert store.write_documents([doc(1, text="changed"), doc(2)], policy=DuplicatePolicy.SKIP) == 1
+        assert store.filter_documents({"field": "id", "operator": "==", "value": "d1"})[0].content != "changed"
+        assert store.write_documents([doc(1, text="changed")], policy=DuplicatePolicy.OVERWRITE) == 1
+        assert store.filter_documents({"field": "id", "operator": "==", "value": "d1"})[0].content == "changed"
+        assert store.count_documents() == 2
+        store.close()
+
+    def test_write_rejects_non_documents(self, tmp_path: Path) -> None:
+        with pytest.raises(ValueError, match="expects Documents"):
+            make_store(tmp_path).write_documents(["not a document"])  # type: ignore[list-item]
+
+    def test_delete_documents_and_by_filter(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        store.write_documents([doc(1), doc(2), doc(3, group="b")])
+        store.delete_documents(["d1", "unknown"])
+        assert sorted(d.id for d in store.filter_documents()) == ["d2", "d3"]
+        assert store.delete_by_filter({"field": "meta.group", "operator": "==", "value": "b"}) == 1
+        assert [d.id for d in store.filter_documents()] == ["d2"]
+        with pytest.raises(ValueError, match="needs a filter"):
+            store.delete_by_filter({})
+        store.close()
+
+    def test_point_layout_matches_qdrant_haystack(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        store.write_documents([doc(7)])
+        [record] = store.shard.retrieve([convert_id("d7")], with_payload=True, with_vector=True)
+        assert set(record.vector) == {"text-dense", "text-sparse"}
+        assert set(record.payload) == {"id", "content", "blob", "meta", "score"}
+        assert record.payload["meta"] == {"group": "a", "n": 7}
+        expected = doc(7).to_dict(flatten=False)
+        del expected["embedding"], expected["sparse_embedding"]
+        assert payload_from_document(doc(7)) == expected  # the fast path writes what to_dict would
+        store.close()
+
+    def test_stores_of_one_collection_share_the_shard(self, tmp_path: Path) -> None:
+        first, second = make_store(tmp_path), make_store(tmp_path)
+        first.write_documents([doc(1)])
+        assert second.count_documents() == 1  # same process, same shard: no "in use"
+        first.close()
+        second.write_documents([doc(2)])  # still open for the store that holds it
+        second.close()
+        assert make_store(tmp_path).count_documents() == 2
+
+    def test_second_process_gets_clear_error(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        store.write_documents([doc(1)])
+        code = (
+            "import sys\n"
+            "from haygate.document_stores.edge.document_store import EdgeDocumentStore\n"
+            "from haygate.errors import StoreInUseError\n"
+            f"s = EdgeDocumentStore('t', {str(tmp_path)!r}, embedding_dim=3)\n"
+            "try:\n    s.count_documents()\nexcept StoreInUseError as e:\n    print(e.message); sys.exit(7)\n"
+        )
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT, timeout=120)
+        assert result.returncode == 7, result.stderr
+        assert "open in another process" in result.stdout
+        assert store.count_documents() == 1  # the owner's shard is untouched
+        store.write_documents([doc(2)])
+        store.close()
+        assert make_store(tmp_path).count_documents() == 2
+
+    def test_hybrid_search_fuses_and_records_provenance(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        store.write_documents(
+            [doc(i, group="a" if i < 4 else "b", text=f"text {i} border" if i == 2 else None) for i in range(1, 7)]
+        )
+        query = HybridQuery(
+            dense=[1.0, 2.0, 0.0],
+            sparse=SparseEmbedding(indices=[2], values=[1.0]),
+            text="borders",
+            text_fields=("content",),
+            filters={"field": "meta.group", "operator": "==", "value": "a"},
+            limit=3,
+            rrf_k=60,
+        )
+        hits = store.hybrid_search(query)
+        assert hits[0].document.id == "d2"
+        assert {h.document.meta["group"] for h in hits} == {"a"}
+        top = hits[0]
+        assert top.ranks["sparse"] == 1 and top.ranks["text:content"] == 1
+        # RRF with 0-based ranks: rank r (1-based) contributes 1/(k + r - 1).
+        expected = sum(1 / (60 + r - 1) for r in top.ranks.values() if r is not None)
+        assert top.fused_score == pytest.approx(expected, rel=1e-5)
+        assert top.score == pytest.approx(expected / (3 / 60), rel=1e-5)
+        store.close()
+
+    def test_hybrid_search_rejects_bad_settings(self, tmp_path: Path) -> None:
+        with pytest.raises(InvalidRequestError, match="rrf_k"):
+            make_store(tmp_path).hybrid_search(HybridQuery(dense=[1.0, 0.0, 0.0], rrf_k=0))
+        with pytest.raises(ConfigurationError, match="no text index"):
+            make_store(tmp_path).hybrid_search(HybridQuery(text="x", text_fields=("meta.group",)))
+
+    def test_dbsf_and_weighted_sum(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        store.write_documents([doc(i, text=f"border {'border ' * i}") for i in range(1, 5)])
+        hits = store.hybrid_search(
+            HybridQuery(
+                dense=[1.0, 1.0, 0.0], sparse=SparseEmbedding(indices=[1], values=[1.0]), fusion="dbsf", limit=4
+            )
+        )
+        assert hits and all(0.0 <= h.score <= 1.0 for h in hits)
+        summed = store.hybrid_search(
+            HybridQuery(
+                sparse=SparseEmbedding(indices=[4], values=[1.0]),
+                text="border",
+                text_fields=("content",),
+                fusion="sum",
+                weights={"sparse": 5.0},
+                limit=4,
+            )
+        )
+        assert summed[0].document.id == "d4" and summed[0].fused_score > 5.0  # 5 x sparse + text
+        store.close()

@@ -1,0 +1,86 @@
+"""QdrantServerStore on qdrant-client's local mode, which speaks the server API."""
+
+from pathlib import Path
+
+import pytest
+from haystack import Document
+from haystack.dataclasses import SparseEmbedding
+from haystack.utils import Secret
+from haystack_integrations.document_stores.qdrant import QdrantDocumentStore
+
+from haygate.document_stores.hybrid import HybridQuery
+from haygate.document_stores.server.document_store import QdrantServerStore
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # local mode: payload indexes have no effect
+
+
+def make_store(folder: Path, api_key: Secret | None = None) -> QdrantServerStore:
+    return QdrantServerStore(
+        "t",
+        f"local:{folder}",
+        api_key,
+        embedding_dim=3,
+        payload_indexes={"meta.group": "keyword"},
+        text_fields=["content"],
+    )
+
+
+def doc(i: int) -> Document:
+    return Document(
+        id=f"d{i}",
+        content=f"text {i}",
+        meta={"group": "a" if i % 2 else "b", "record_id": f"r{i}"},
+        embedding=[1.0, float(i), 0.0],
+        sparse_embedding=SparseEmbedding(indices=[i], values=[1.0]),
+    )
+
+
+class TestQdrantServerStore:
+    def test_is_qdrant_haystacks_store(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        assert isinstance(store, QdrantDocumentStore) and store.index == "t"
+
+    def test_to_dict_never_holds_a_token(self, tmp_path: Path) -> None:
+        data = make_store(tmp_path, Secret.from_token("s3cret")).to_dict()
+        assert data == {
+            "type": "haygate.document_stores.server.document_store.QdrantServerStore",
+            "init_parameters": {
+                "collection": "t",
+                "url": f"local:{tmp_path}",
+                "api_key": {"type": "env_var", "env_vars": ["HAYGATE_QDRANT_API_KEY"], "strict": False},
+                "embedding_dim": 3,
+                "payload_indexes": {"meta.group": "keyword"},
+                "text_fields": ["content"],
+            },
+        }
+
+    def test_from_dict(self, tmp_path: Path) -> None:
+        store = QdrantServerStore.from_dict(make_store(tmp_path).to_dict())
+        assert (store.collection, store.payload_indexes, store.text_fields) == (
+            "t",
+            {"meta.group": "keyword"},
+            ["content"],
+        )
+
+    def test_write_read_delete(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        store.write_documents([doc(i) for i in range(1, 5)])
+        assert (
+            store.count_documents() == 4
+            and store.count_documents({"field": "meta.group", "operator": "==", "value": "a"}) == 2
+        )
+        [light] = store.meta_by_filter({"field": "id", "operator": "==", "value": "d1"})
+        assert light.embedding is None and light.meta["record_id"] == "r1"
+        assert store.delete_by_filter({"field": "meta.record_id", "operator": "in", "value": ["r1", "r2"]}) == 2
+        assert sorted(d.id for d in store.filter_documents()) == ["d3", "d4"]
+        store.close()
+
+    def test_hybrid_search_runs_the_shared_plan(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        store.write_documents([doc(i) for i in range(1, 5)])
+        hits = store.hybrid_search(
+            HybridQuery(dense=[1.0, 3.0, 0.0], sparse=SparseEmbedding(indices=[3], values=[1.0]), limit=2, rrf_k=60)
+        )
+        assert hits[0].document.id == "d3" and hits[0].ranks == {"dense": 1, "sparse": 1}
+        assert hits[0].score == pytest.approx(1.0)
+        store.close()

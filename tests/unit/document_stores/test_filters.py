@@ -1,0 +1,163 @@
+"""Every filter operator on both backends, checked against Haystack's own filter semantics.
+
+Qdrant Edge runs in a temp dir; the server backend runs on qdrant-client's local mode, which speaks the
+server API. Both translate through one `FilterConverter`, so they must agree with Haystack and each other.
+"""
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from haystack import Document
+from haystack.utils.filters import document_matches_filter
+from qdrant_client.http import models as rest
+
+from haygate.document_stores.edge.document_store import EdgeDocumentStore
+from haygate.document_stores.edge.filters import convert_filters as edge_filters
+from haygate.document_stores.filters import filter_fields
+from haygate.document_stores.hybrid import HybridDocumentStore
+from haygate.document_stores.server.document_store import QdrantServerStore
+from haygate.document_stores.server.filters import convert_filters as server_filters
+from haygate.errors import FilterError
+
+DOCS = [
+    Document(
+        id="a", content="alpha", meta={"lang": "en", "year": 2019, "score": 0.5, "tags": "x", "date": "2024-01-10"}
+    ),
+    Document(
+        id="b", content="beta", meta={"lang": "de", "year": 2021, "score": 1.5, "tags": "y", "date": "2024-06-01"}
+    ),
+    Document(id="c", content="gamma", meta={"lang": "en", "year": 2023, "score": 2.5, "date": "2025-02-01"}),
+    Document(id="d", content="delta", meta={"lang": "fr", "year": 2021, "flag": True}),
+    Document(id="e", content="epsilon", meta={"year": 2025, "flag": False}),
+]
+INDEXES = {
+    "meta.lang": "keyword",
+    "meta.year": "integer",
+    "meta.score": "float",
+    "meta.flag": "bool",
+    "meta.date": "datetime",
+}
+
+FILTERS: list[dict[str, Any]] = [
+    {"field": "meta.lang", "operator": "==", "value": "en"},
+    {"field": "meta.year", "operator": "==", "value": 2021},
+    {"field": "meta.flag", "operator": "==", "value": True},
+    {"field": "meta.lang", "operator": "!=", "value": "en"},
+    {"field": "meta.year", "operator": ">", "value": 2021},
+    {"field": "meta.year", "operator": ">=", "value": 2021},
+    {"field": "meta.score", "operator": "<", "value": 1.5},
+    {"field": "meta.score", "operator": "<=", "value": 1.5},
+    {"field": "meta.score", "operator": "==", "value": 2.5},
+    {"field": "meta.date", "operator": ">=", "value": "2024-06-01"},
+    {"field": "meta.date", "operator": "<", "value": "2025-01-01"},
+    {"field": "meta.lang", "operator": "in", "value": ["en", "fr"]},
+    {"field": "meta.year", "operator": "in", "value": [2019, 2025]},
+    {"field": "meta.lang", "operator": "in", "value": []},
+    {"field": "meta.lang", "operator": "not in", "value": ["en"]},
+    {"field": "id", "operator": "in", "value": ["a", "e"]},
+    {
+        "operator": "AND",
+        "conditions": [
+            {"field": "meta.lang", "operator": "==", "value": "en"},
+            {"field": "meta.year", "operator": ">", "value": 2020},
+        ],
+    },
+    {
+        "operator": "OR",
+        "conditions": [
+            {"field": "meta.lang", "operator": "==", "value": "de"},
+            {"field": "meta.year", "operator": "==", "value": 2025},
+        ],
+    },
+    {
+        "operator": "NOT",
+        "conditions": [
+            {"field": "meta.lang", "operator": "==", "value": "en"},
+            {"field": "meta.year", "operator": "<", "value": 2022},
+        ],
+    },
+    {
+        "operator": "AND",
+        "conditions": [
+            {
+                "operator": "OR",
+                "conditions": [
+                    {"field": "meta.lang", "operator": "==", "value": "en"},
+                    {"field": "meta.flag", "operator": "==", "value": True},
+                ],
+            },
+            {"operator": "NOT", "conditions": [{"field": "meta.year", "operator": "==", "value": 2023}]},
+        ],
+    },
+]
+
+
+@pytest.fixture(scope="module", params=["edge", "server"])
+def store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HybridDocumentStore]:
+    folder: Path = tmp_path_factory.mktemp(f"filters-{request.param}")
+    built: HybridDocumentStore
+    if request.param == "edge":
+        built = EdgeDocumentStore("filters", str(folder), embedding_dim=3, payload_indexes=INDEXES)
+    else:
+        built = QdrantServerStore("filters", f"local:{folder}", embedding_dim=3, payload_indexes=INDEXES)
+    built.write_documents([Document(id=d.id, content=d.content, meta=d.meta, embedding=[1.0, 0.0, 0.0]) for d in DOCS])
+    yield built
+    built.close()
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # local mode: "payload indexes have no effect"
+@pytest.mark.parametrize("filters", FILTERS, ids=lambda f: str(f)[:60])
+def test_filter_matches_haystack_semantics(store: HybridDocumentStore, filters: dict[str, Any]) -> None:
+    expected = sorted(d.id for d in DOCS if document_matches_filter(filters, d))
+    assert sorted(d.id for d in store.filter_documents(filters)) == expected
+    assert store.count_documents(filters) == len(expected)
+
+
+def test_no_filter_is_none() -> None:
+    assert edge_filters(None) is None and server_filters({}) is None
+
+
+@pytest.mark.parametrize("convert", [edge_filters, server_filters], ids=["edge", "server"])
+@pytest.mark.parametrize(
+    ("filters", "fragment"),
+    [
+        ({"field": "meta.lang", "operator": "~=", "value": "en"}, "unknown comparison operator '~='"),
+        ({"operator": "XOR", "conditions": [{"field": "a", "operator": "==", "value": 1}]}, "unknown logical"),
+        ({"field": "meta.lang", "operator": "in", "value": "en"}, "needs a list"),
+        ({"field": "meta.year", "operator": ">", "value": "soon"}, "ISO 8601"),
+        ({"field": "meta.year", "operator": ">", "value": None}, "needs a number"),
+        ({"operator": "AND", "conditions": []}, "non-empty list"),
+        ({"field": "meta.lang", "value": "en"}, "without 'operator'"),
+        ({"field": "content", "operator": "match", "value": "  "}, "non-empty string"),
+        ({"field": "meta.x", "operator": "==", "value": {"a": 1}}, "needs a string, number, boolean or null"),
+    ],
+)
+def test_bad_filters_raise_one_filter_error(convert: Any, filters: dict[str, Any], fragment: str) -> None:
+    with pytest.raises(FilterError, match=fragment.replace("(", r"\(").replace("[", r"\[")):
+        convert(filters)
+
+
+def test_filter_fields_lists_every_leaf() -> None:
+    assert filter_fields(FILTERS[-1]) == {"meta.lang", "meta.flag", "meta.year"}
+
+
+def test_full_text_operators_on_a_qdrant_server() -> None:
+    filters = {
+        "operator": "AND",
+        "conditions": [
+            {"field": "meta.entity_type", "operator": "==", "value": "bug"},
+            {"operator": "NOT", "conditions": [{"field": "content", "operator": "phrase", "value": "ios keyboard"}]},
+            {"field": "meta.terms", "operator": "prefix", "value": "notif"},
+            {"field": "content", "operator": "match", "value": "crash"},
+        ],
+    }
+    assert edge_filters(filters) is not None
+    server = server_filters(filters)
+    assert server is not None and server.must is not None
+    _, negated, prefix, match = server.must
+    assert isinstance(negated, rest.Filter) and negated.must_not is not None
+    assert negated.must_not[0].must[0].match == rest.MatchPhrase(phrase="ios keyboard")  # type: ignore[index, union-attr]
+    assert prefix.match == rest.MatchPrefix(prefix="notif")  # type: ignore[union-attr]
+    assert match.match == rest.MatchText(text="crash")  # type: ignore[union-attr]

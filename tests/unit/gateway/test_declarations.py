@@ -1,0 +1,96 @@
+"""Tool declarations: typed, described parameters; several tools per file; checked against the pipeline."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from haygate.cli import main
+from haygate.errors import ConfigurationError
+from haygate.gateway.declarations import load_declaration, load_declarations
+from haygate.gateway.loader import Loader
+from haygate.gateway.runtime import load_tools
+
+PROJECT = Path(__file__).resolve().parents[3]
+TOOLS = PROJECT / "configs" / "tools"
+
+
+def declaration_file(tmp_path: Path, source: dict) -> Path:  # type: ignore[type-arg]
+    path = tmp_path / "tool.yaml"
+    path.write_text(yaml.safe_dump(source))
+    return path
+
+
+def search_docs() -> dict:  # type: ignore[type-arg]
+    return yaml.safe_load((TOOLS / "search_docs.yaml").read_text())
+
+
+def test_declaration_requires_descriptions_and_examples(tmp_path: Path) -> None:
+    source = search_docs()
+    del source["parameters"]["version"]["description"]
+    del source["parameters"]["max_results"]["examples"]
+    with pytest.raises(ConfigurationError) as caught:
+        load_declaration(declaration_file(tmp_path, source))
+    assert "parameters.version.description" in caught.value.message
+    assert "parameters.max_results.examples" in caught.value.message
+
+
+def test_one_file_declares_several_tools_through_anchors() -> None:
+    declarations = load_declarations(TOOLS / "knowledge.yaml")
+    assert [d.name for d in declarations] == ["get_decisions", "get_patterns", "get_warnings"]
+    assert [d.fixed_arguments for d in declarations] == [
+        {"extraction_type": "decision"},
+        {"extraction_type": "pattern"},
+        {"extraction_type": "warning"},
+    ]
+    assert {d.pipeline_file for d in declarations} == {"tools/get_extractions.yaml"}
+    assert len({str(d.parameters) for d in declarations}) == 1  # shared, not copied
+    assert {d.tenant_field for d in declarations} == {"meta.project_id"}
+
+
+def test_a_tools_pipeline_is_named_after_it() -> None:
+    assert load_declaration(TOOLS / "search.yaml").pipeline_file == "tools/search.yaml"
+
+
+def test_a_fixed_argument_cannot_also_be_a_parameter(tmp_path: Path) -> None:
+    source = search_docs()
+    source["fixed_arguments"] = {"version": "3.0"}
+    with pytest.raises(ConfigurationError, match="a caller could override them"):
+        load_declaration(declaration_file(tmp_path, source))
+    with pytest.raises(ConfigurationError, match="`x-` anchor keys only"):
+        load_declarations(declaration_file(tmp_path, {"tools": [search_docs()], "extra": 1}))
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        (
+            lambda s: s["parameters"].update(versoin=s["parameters"].pop("version")),
+            "declares ['versoin'], which are not inputs",
+        ),
+        (
+            lambda s: s["parameters"].pop("rrf_k"),
+            "pipeline inputs ['rrf_k'] are neither parameters nor fixed_arguments",
+        ),
+        (lambda s: s.update(output="answer"), "returns output 'answer', which the pipeline lacks"),
+        (
+            lambda s: s.update(tenant_field="meta.project_id"),
+            "tenant-scoped, but the pipeline has no `server_filters` input",
+        ),
+    ],
+)
+def test_the_declaration_and_the_pipeline_must_agree(loader: Loader, tmp_path: Path, change, fragment: str) -> None:  # type: ignore[no-untyped-def]
+    source = search_docs()
+    change(source)
+    _, problems = load_tools(loader, [declaration_file(tmp_path, source)])
+    assert len(problems) == 1 and fragment in problems[0], problems
+
+
+def test_validate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HAYGATE_DATA_DIR", str(tmp_path / "data"))
+    assert main(["validate"]) == 0
+    assert "ok  search_docs" in capsys.readouterr().out
+    source = search_docs()
+    source["pipeline"] = "missing.yaml"
+    assert main(["validate", str(declaration_file(tmp_path, source))]) == 2
+    assert "missing.yaml: cannot read pipeline" in capsys.readouterr().out

@@ -1,0 +1,136 @@
+"""The loader: every bundled pipeline loads and round-trips; stores and paths are injected; only
+allow-listed types load; problems name the file and the component; interfaces are checked."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+from haystack import Pipeline
+
+from haygate.components.cv_profiler import CvProfiler
+from haygate.components.hybrid_retriever import HybridRetriever
+from haygate.document_stores.edge.document_store import EdgeDocumentStore
+from haygate.document_stores.server.document_store import QdrantServerStore
+from haygate.errors import ConfigurationError
+from haygate.gateway.loader import ALLOWED_MODULES, Loader, _fast_deepcopy
+from haygate.settings import Settings
+
+PROJECT = Path(__file__).resolve().parents[3]
+PIPELINES = sorted((PROJECT / "pipelines").rglob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", PIPELINES, ids=lambda p: str(p.relative_to(PROJECT / "pipelines")))
+def test_every_pipeline_loads_and_round_trips(loader: Loader, path: Path) -> None:
+    loaded = loader.pipeline(path)
+    again = Pipeline.loads(loaded.pipeline.dumps(), allowed_modules=ALLOWED_MODULES)
+    first, second = loaded.pipeline.to_dict(), again.to_dict()
+    assert first["components"] == second["components"]
+    key = lambda c: (c["sender"], c["receiver"])  # noqa: E731
+    assert sorted(first["connections"], key=key) == sorted(second["connections"], key=key)
+    raw = yaml.safe_load(path.read_text())
+    assert set(first["components"]) == set(raw["components"])
+    assert set(loaded.inputs) == set(raw["inputs"]) and set(loaded.outputs) == set(raw.get("outputs") or {})
+
+
+def test_components_of_one_collection_share_one_store(loader: Loader, settings: Settings) -> None:
+    loaded = loader.pipeline(PROJECT / "pipelines" / "tools" / "memory_search.yaml")
+    retriever, page = loaded.pipeline.get_component("retriever"), loaded.pipeline.get_component("page")
+    assert isinstance(retriever, HybridRetriever) and retriever.document_store is page.document_store
+    assert retriever.document_store is loader.store("memories")
+    store = loader.store("memories")
+    assert isinstance(store, EdgeDocumentStore) and store.path == (settings.data_dir / "memories").resolve()
+
+
+def test_a_qdrant_url_moves_every_store_to_the_server(tmp_path: Path) -> None:
+    settings = Settings(home=PROJECT, data_dir=tmp_path, qdrant_url=f"local:{tmp_path / 'q'}", qdrant_api_key="k")
+    with Loader(settings) as loader:
+        store = loader.store("docs")
+        assert isinstance(store, QdrantServerStore) and store.api_key is not None
+        assert store.to_dict()["init_parameters"]["api_key"]["env_vars"] == ["HAYGATE_QDRANT_API_KEY"]
+
+
+def test_path_parameters_are_resolved_against_the_home(loader: Loader) -> None:
+    loaded = loader.pipeline(PROJECT / "pipelines" / "indexing" / "candidates.yaml")
+    profiler = loaded.pipeline.get_component("profiler")
+    assert isinstance(profiler, CvProfiler) and profiler.vocabulary == str(PROJECT / "configs" / "skills.yaml")
+
+
+def test_the_fingerprint_follows_settings_and_the_files_they_name(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    for folder in ("configs", "pipelines"):
+        import shutil
+
+        shutil.copytree(PROJECT / folder, home / folder)
+    with (
+        Loader(Settings(home=home, data_dir=tmp_path / "a")) as one,
+        Loader(Settings(home=home, data_dir=tmp_path / "b")) as two,
+    ):
+        first = one.collection("candidates").fingerprint
+        assert two.collection("candidates").fingerprint == first  # the data dir is not configuration
+    (home / "configs" / "skills.yaml").write_text((home / "configs" / "skills.yaml").read_text() + "\nZig: [ziglang]\n")
+    with Loader(Settings(home=home, data_dir=tmp_path / "a")) as three:
+        assert three.collection("candidates").fingerprint != first  # a new skill re-profiles every CV
+
+
+def test_non_allow_listed_type_is_refused(loader: Loader, tmp_path: Path) -> None:
+    path = tmp_path / "evil.yaml"
+    path.write_text(
+        "components:\n  runner:\n    type: subprocess.Popen\n    init_parameters: {args: [ls]}\nconnections: []\n"
+    )
+    with pytest.raises(ConfigurationError, match=r"component 'runner': type 'subprocess\.Popen' is not allow-listed"):
+        loader.pipeline(path)
+
+
+def test_broken_yaml_names_the_file(loader: Loader, tmp_path: Path) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text("components:\n  a: [unclosed\n")
+    with pytest.raises(ConfigurationError, match=r"broken\.yaml: invalid YAML"):
+        loader.pipeline(path)
+
+
+def test_problems_name_the_component(loader: Loader, tmp_path: Path) -> None:
+    source = yaml.safe_load((PROJECT / "pipelines" / "tools" / "search_docs.yaml").read_text())
+    source["components"]["retriever"]["init_parameters"]["fusion"] = "max"
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(source))
+    with pytest.raises(ConfigurationError, match="component 'retriever'") as caught:
+        loader.pipeline(path)
+    assert "fusion" in caught.value.message
+    source["components"]["retriever"]["type"] = "haygate.components.hybrid_retriever.HybridRetreiver"
+    path.write_text(yaml.safe_dump(source))
+    with pytest.raises(ConfigurationError, match=r"component 'retriever': type '.*HybridRetreiver' does not exist"):
+        loader.pipeline(path)
+    source["components"]["retriever"]["type"] = "haygate.components.hybrid_retriever.HybridRetriever"
+    source["components"]["retriever"]["init_parameters"]["document_store"] = {"collection": "nope"}
+    path.write_text(yaml.safe_dump(source))
+    with pytest.raises(ConfigurationError, match="component 'retriever': unknown collection 'nope'"):
+        loader.pipeline(path)
+
+
+def test_the_interface_is_checked_against_the_sockets(loader: Loader, tmp_path: Path) -> None:
+    source = yaml.safe_load((PROJECT / "pipelines" / "tools" / "search_docs.yaml").read_text())
+    source["inputs"]["version"] = "query_builder.verison"
+    path = tmp_path / "interface.yaml"
+    path.write_text(yaml.safe_dump(source))
+    with pytest.raises(
+        ConfigurationError, match=r"input 'version' names 'query_builder\.verison', which the pipeline lacks"
+    ):
+        loader.pipeline(path)
+    skills = yaml.safe_load((PROJECT / "pipelines" / "tools" / "search_by_skills.yaml").read_text())
+    del skills["inputs"]["required_skills"]
+    path.write_text(yaml.safe_dump(skills))
+    with pytest.raises(
+        ConfigurationError, match=r"'skill_ranker\.required_skills' is required but neither connected nor in"
+    ):
+        loader.pipeline(path)
+
+
+def test_pipeline_copies_of_documents_are_deep_and_equal() -> None:
+    from haystack import Document
+
+    original = Document(id="x", content="c", meta={"a": {"b": [1]}}, score=0.5, embedding=[0.1, 0.2])
+    clone = _fast_deepcopy([original])[0]
+    assert clone == original and clone is not original
+    clone.meta["a"]["b"].append(2)
+    clone.embedding.append(0.3)  # type: ignore[union-attr]
+    assert original.meta == {"a": {"b": [1]}} and original.embedding == [0.1, 0.2]

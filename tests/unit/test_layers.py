@@ -1,0 +1,81 @@
+"""The package's layers import only downward, and only the loader (and the entry points) read Settings.
+
+Every `import` in every module counts, including imports inside functions, so a cycle cannot hide.
+Run alone: `pytest tests/unit/test_layers.py`.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "haygate"
+
+# Lowest first. A module may import its own layer and the layers below it.
+LAYERS = [
+    ["haygate", "haygate._env", "haygate.errors", "haygate.settings"],
+    ["haygate.text"],
+    ["haygate.document_stores"],
+    ["haygate.components"],
+    ["haygate.ingest"],
+    ["haygate.gateway"],
+    ["haygate.evaluation"],
+    ["haygate.cli"],
+]
+SETTINGS_READERS = {"haygate.gateway.loader", "haygate.evaluation.runner", "haygate.evaluation.tune", "haygate.cli"}
+
+
+def layer_of(module: str) -> int:
+    best, level = -1, -1
+    for index, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, level = len(prefix), index
+    assert level >= 0, f"{module} is in no layer; add it to LAYERS"
+    return level
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every haygate module a file imports, at any depth of the file (functions included)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return {name for name in found if name == "haygate" or name.startswith("haygate.")}
+
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))
+def test_imports_point_down(path: Path) -> None:
+    module = module_name(path)
+    upward = [name for name in imports_of(path) if layer_of(name) > layer_of(module)]
+    assert not upward, f"{module} (layer {layer_of(module)}) imports higher layers: {upward}"
+
+
+def test_only_the_loader_and_entry_points_read_settings() -> None:
+    readers = {module_name(p) for p in MODULES if "haygate.settings" in imports_of(p)}
+    assert readers <= SETTINGS_READERS, readers - SETTINGS_READERS
+
+
+def test_nothing_writes_the_environment() -> None:
+    """Settings travel as objects; only the offline defaults are set (with setdefault) at import."""
+    for path in MODULES:
+        text = path.read_text()
+        if module_name(path) != "haygate._env":
+            assert "os.environ[" not in text and "os.environ.pop" not in text, module_name(path)
+
+
+def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
+    sneaky = tmp_path / "sneaky.py"
+    sneaky.write_text("def f():\n    from haygate.gateway.loader import Loader\n")
+    assert imports_of(sneaky) == {"haygate.gateway.loader"}
+    assert layer_of("haygate.gateway.loader") > layer_of("haygate.components.query_builder")

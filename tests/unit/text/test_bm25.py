@@ -1,0 +1,29 @@
+"""BM25 as Qdrant computes it."""
+
+import pytest
+import qdrant_edge as qe
+
+from haygate.text.bm25 import Bm25Settings, Bm25Tokenizer, document_weights
+
+
+def test_counts_use_qdrants_tokenizer() -> None:
+    tokenizer = Bm25Tokenizer()
+    counts = tokenizer.counts("Borders border the café cafe")
+    assert sorted(counts.values()) == [2, 2]  # stemming and ASCII folding; "the" is a stopword
+    assert tokenizer.token_ids("border") <= set(counts)
+
+
+def test_document_weights_equal_qdrants() -> None:
+    text = "Résumé of a café with borders " * 5
+    settings = Bm25Settings(k=1.3, b=0.6, avg_len=7.0)
+    ours = document_weights(Bm25Tokenizer().counts(text), settings.k, settings.b, 7.0)
+    reference = settings.model().embed_document(text)
+    assert ours == pytest.approx(dict(zip(reference.indices, reference.values, strict=True)), rel=1e-5)
+    assert isinstance(settings.model(), qe.Bm25)
+
+
+def test_bad_settings_are_named() -> None:
+    with pytest.raises(ValueError, match="invalid BM25 settings"):
+        Bm25Settings(b=2.0)
+    with pytest.raises(ValueError, match="avg_len"):
+        Bm25Settings(avg_len="mean")  # type: ignore[arg-type]

@@ -1,0 +1,34 @@
+"""Slugs, heading paths, folding, words; and what kind of text a section is."""
+
+import pytest
+
+from haygate.text.content_type import content_type
+from haygate.text.normalise import fold, path_prefixes, slug_path, slugify, terms_of
+
+
+def test_slugify_and_section_path() -> None:
+    assert slugify("What\u2019s an AI Agent?") == "whats-an-ai-agent"
+    assert slug_path(["Agents", "What\u2019s an AI Agent?"]) == "agents/whats-an-ai-agent"
+    assert slug_path("Pipelines > Serialization") == "pipelines/serialization"
+    assert path_prefixes("a/b/c") == ["a", "a/b", "a/b/c"]
+
+
+def test_fold_and_terms() -> None:
+    assert fold("Crème Brûlée") == "creme brulee"
+    assert terms_of("Café café, notifications! a") == ["cafe", "notifications"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("A paragraph of plain explanation.\nAnother sentence follows here.", "prose"),
+        ("```python\nfrom haystack import Pipeline\np = Pipeline()\n```", "code"),
+        (
+            "Install it first, then check the version of the package you got.\n```bash\npip install haygate\n```",
+            "mixed",
+        ),
+        ("", "prose"),
+    ],
+)
+def test_content_type(text: str, expected: str) -> None:
+    assert content_type(text) == expected

@@ -1,0 +1,23 @@
+"""Sandboxed templates for YAML authors."""
+
+import pytest
+from jinja2.exceptions import SecurityError
+
+from haygate.text.templates import join_and, render_line, variables_of
+
+
+def test_join_and() -> None:
+    assert [join_and(x) for x in (None, ["a"], ["a", "b"], ["a", "b", "c"])] == ["", "a", "a and b", "a, b and c"]
+
+
+def test_render_line_folds_whitespace_and_lists_variables() -> None:
+    template = "Find {{ level ~ ' ' if level }}people\n with {{ skills | join_and }}"
+    assert render_line(template, {"level": None, "skills": ["Go", "SQL"]}) == "Find people with Go and SQL"
+    assert variables_of(template) == ["level", "skills"]
+
+
+def test_templates_are_sandboxed() -> None:
+    """Unsafe attributes are not reachable: they render as nothing, and calling into them is refused."""
+    assert render_line("{{ x.__class__.__mro__ }}", {"x": 1}) == ""
+    with pytest.raises(SecurityError):
+        render_line("{{ x.format.__globals__ }}{{ ''.format.__self__.__class__.mro() }}", {"x": "s"})
