@@ -24,9 +24,8 @@ run: install
 serve-stdio: install
 	$(BIN)/haygate serve
 
-# One worker per core; the tests on the ingested samples share one worker, which ingests them once.
 test: install
-	$(BIN)/python -m pytest -n auto --dist loadgroup
+	$(BIN)/python -m pytest
 
 # Everything but the tests marked slow (sample ingest, other processes): well under a minute.
 test-fast: install

@@ -9,9 +9,6 @@ import os
 # ranx compiles its numba kernels on first use: about 50 s on 2 cores, paid again in every fresh venv.
 # The tests' judged datasets have a handful of queries, so ranx runs its kernels as plain Python here.
 os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    # Two test workers share two cores: one intra-op thread each, or torch spins against itself.
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import haygate._env  # noqa: F401  (offline defaults before anything reads the environment)
 
@@ -25,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from filelock import FileLock
 
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
@@ -64,28 +60,15 @@ def loader(settings: Settings) -> Iterator[Loader]:
 
 
 @pytest.fixture(scope="session")
-def samples_dir(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
-    """The bundled sample collections, ingested with real embeddings once per run, then copied for this
-    process (a shard has one owning process, and with `-n auto` every worker is one).
-
-    Each collection is its own shard folder with its own lock, so workers ingest different collections at
-    the same time; each starts at a different collection and takes whichever is left.
-    """
-    run_root = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
-    shared = make_settings(run_root / "samples-ingested")
-    jobs = sorted(sample_files(PROJECT / "samples", shared.collections_dir).items())
-    start = int(worker_id.removeprefix("gw")) if worker_id.startswith("gw") else 0
-    for collection, files in jobs[start % len(jobs) :] + jobs[: start % len(jobs)]:
-        with FileLock(str(run_root / f"samples-{collection}.lock")):
-            done = run_root / f"samples-{collection}.complete"
-            if not done.exists():
-                with Loader(shared) as loader:
-                    report = ingest_files(loader.collection(collection), files, progress=False)
-                assert not report.errors, report.errors
-                done.touch()
-    own = tmp_path_factory.mktemp("samples") / "data"
-    shutil.copytree(shared.data_dir, own)
-    return own
+def samples_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled sample collections, ingested once per test session (real embeddings) into their own dir."""
+    data_dir = tmp_path_factory.mktemp("samples") / "data"
+    settings = make_settings(data_dir)
+    with Loader(settings) as loader:
+        for collection, files in sample_files(PROJECT / "samples", settings.collections_dir).items():
+            report = ingest_files(loader.collection(collection), files, progress=False)
+            assert not report.errors, report.errors
+    return data_dir
 
 
 @pytest.fixture(scope="session")
@@ -156,10 +139,7 @@ def base_url(gateway: Gateway) -> Iterator[str]:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that needs the ingested samples is slow, and runs first: with `-n auto` every worker then
-    starts by ingesting a share of the sample collections, the longest single job of the run."""
-    on_samples = [item for item in items if "samples_dir" in getattr(item, "fixturenames", ())]
-    for item in on_samples:
-        item.add_marker(pytest.mark.slow)
-    chosen = set(on_samples)
-    items[:] = [*on_samples, *(item for item in items if item not in chosen)]
+    """A test that needs the ingested samples (real embeddings, once per session) is slow."""
+    for item in items:
+        if "samples_dir" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
