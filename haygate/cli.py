@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from haygate.errors import ConfigurationError, HaygateError, StoreInUseError
+from haygate.errors import ConfigurationError, HaygateError, StoreInUseError, envelope
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway, load_tools
 from haygate.ingest.extract import write_extractions
@@ -43,10 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error.message}", file=sys.stderr)
         return EXIT_CONFIG
     except HaygateError as error:
-        print(
-            json.dumps({"error": {"code": error.code, "message": error.message, "details": error.details}}),
-            file=sys.stderr,
-        )
+        print(json.dumps(envelope(error)[1]), file=sys.stderr)  # what a client of the server would see
         return EXIT_FAILED
 
 

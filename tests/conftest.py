@@ -13,7 +13,6 @@ os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 import haygate._env  # noqa: F401  (offline defaults before anything reads the environment)
 
 # isort: split
-import shutil
 import socket
 import threading
 import time

@@ -72,20 +72,10 @@ class DenseTextEmbedder(SentenceTransformersTextEmbedder):
 
         Same model, same settings; only the batching differs, which changes results by float rounding at most.
         """
-        if self.embedding_backend is None:
-            self.warm_up()
-        assert self.embedding_backend is not None
         wanted = [t for t in dict.fromkeys(texts) if self._cache_key(t) not in _QUERY_CACHE][:QUERY_CACHE_SIZE]
         if not wanted:
             return
-        vectors = self.embedding_backend.embed(
-            [self.prefix + t + self.suffix for t in wanted],
-            batch_size=self.batch_size,
-            show_progress_bar=False,
-            normalize_embeddings=self.normalize_embeddings,
-            precision=self.precision,
-        )
-        for text, vector in zip(wanted, vectors, strict=True):
+        for text, vector in zip(wanted, self._embed_batch(wanted), strict=True):
             self._remember(self._cache_key(text), vector)
 
     def prefill_from_file(self, texts: list[str], folder: Path) -> None:
@@ -112,16 +102,7 @@ class DenseTextEmbedder(SentenceTransformersTextEmbedder):
         """Unit-length embeddings, one row per text, batched; `cache` also serves and keeps them in the LRU."""
         rows: Any
         if not cache:
-            if self.embedding_backend is None:
-                self.warm_up()
-            assert self.embedding_backend is not None
-            rows = self.embedding_backend.embed(
-                [self.prefix + t + self.suffix for t in texts],
-                batch_size=self.batch_size,
-                show_progress_bar=False,
-                normalize_embeddings=self.normalize_embeddings,
-                precision=self.precision,
-            )
+            rows = self._embed_batch(texts)
         else:
             self.prefill(texts)
             with _QUERY_CACHE_LOCK:
@@ -132,3 +113,16 @@ class DenseTextEmbedder(SentenceTransformersTextEmbedder):
         matrix = np.asarray(rows, dtype=np.float32).reshape(len(texts), -1)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         return matrix / np.where(norms == 0, 1.0, norms)
+
+    def _embed_batch(self, texts: list[str]) -> Any:
+        """The model's vectors for `texts`, batched, with this component's settings (no cache)."""
+        if self.embedding_backend is None:
+            self.warm_up()
+        assert self.embedding_backend is not None
+        return self.embedding_backend.embed(
+            [self.prefix + t + self.suffix for t in texts],
+            batch_size=self.batch_size,
+            show_progress_bar=False,
+            normalize_embeddings=self.normalize_embeddings,
+            precision=self.precision,
+        )

@@ -186,6 +186,18 @@ class HybridDocumentStore(ABC):
     payload_indexes: dict[str, str]
     text_fields: list[str]
 
+    def _set_layout(
+        self, collection: str, payload_indexes: dict[str, str] | None, text_fields: list[str] | None, index_types: Any
+    ) -> None:
+        """The collection's name and indexes, the same on every backend; index types are checked here."""
+        unknown = set((payload_indexes or {}).values()) - set(index_types)
+        if unknown:
+            msg = f"unknown payload index types {sorted(unknown)}; allowed: {sorted(index_types)}"
+            raise ValueError(msg)
+        self.collection = collection
+        self.payload_indexes = dict(payload_indexes or {})
+        self.text_fields = list(text_fields or [])
+
     def __deepcopy__(self, memo: dict[int, Any]) -> "HybridDocumentStore":
         """A store is a handle on shared data: a copy of a pipeline's settings keeps the same handle."""
         return self

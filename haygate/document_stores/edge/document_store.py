@@ -95,15 +95,9 @@ class EdgeDocumentStore(HybridDocumentStore):
         payload_indexes: dict[str, str] | None = None,
         text_fields: list[str] | None = None,
     ) -> None:
-        unknown = set((payload_indexes or {}).values()) - set(INDEX_TYPES)
-        if unknown:
-            msg = f"unknown payload index types {sorted(unknown)}; allowed: {sorted(INDEX_TYPES)}"
-            raise ValueError(msg)
-        self.collection = collection
+        self._set_layout(collection, payload_indexes, text_fields, INDEX_TYPES)
         self.data_dir = str(data_dir)
         self.embedding_dim = embedding_dim
-        self.payload_indexes = dict(payload_indexes or {})
-        self.text_fields = list(text_fields or [])
         self._held = False
         self._lock = threading.Lock()
 

@@ -73,14 +73,8 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         payload_indexes: dict[str, str] | None = None,
         text_fields: list[str] | None = None,
     ) -> None:
-        unknown = set((payload_indexes or {}).values()) - set(INDEX_SCHEMAS)
-        if unknown:
-            msg = f"unknown payload index types {sorted(unknown)}; allowed: {sorted(INDEX_SCHEMAS)}"
-            raise ValueError(msg)
-        self.collection = collection
+        self._set_layout(collection, payload_indexes, text_fields, INDEX_SCHEMAS)
         self.server_url = url
-        self.payload_indexes = dict(payload_indexes or {})
-        self.text_fields = list(text_fields or [])
         indexes: list[dict[str, Any]] = [{"field_name": "id", "field_schema": "keyword"}]
         indexes += [{"field_name": f, "field_schema": INDEX_SCHEMAS[t]} for f, t in self.payload_indexes.items()]
         indexes += [{"field_name": f, "field_schema": text_index_schema()} for f in self.text_fields]

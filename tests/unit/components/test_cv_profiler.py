@@ -1,0 +1,39 @@
+"""CvProfiler with the real MiniLM, on tiny CVs."""
+
+import pytest
+from haystack import Document
+
+from haygate.components.cv_profiler import CvProfiler
+from haygate.errors import InvalidRecordError
+from tests.unit.components.cvs import CVS, VOCABULARY
+
+
+@pytest.fixture(scope="module")
+def profiled() -> list[Document]:
+    return CvProfiler(vocabulary=VOCABULARY).run(CVS)["documents"]
+
+
+class TestCvProfiler:
+    def test_to_dict_and_from_dict(self) -> None:
+        data = CvProfiler(vocabulary=VOCABULARY).to_dict()
+        assert data["init_parameters"] == {
+            "vocabulary": str(VOCABULARY),
+            "model": "sentence-transformers/all-MiniLM-L6-v2",
+            "floor": 0.5,
+            "phrase_words": 6,
+        }
+        assert CvProfiler.from_dict(data).vocabulary == str(VOCABULARY)
+
+    def test_run_derives_the_profile(self, profiled: list[Document]) -> None:
+        ada = profiled[0].meta
+        assert ada["skills"] == ["Kubernetes", "Machine Learning", "Python"] and ada["experience_level"] == "senior"
+        assert ada["document_type"] == "CV" and profiled[1].meta["experience_level"] == "junior"
+        assert CVS[0].meta.get("skills") is None  # inputs are not mutated
+
+    def test_run_keeps_semantic_evidence_for_unnamed_skills(self, profiled: list[Document]) -> None:
+        [evidence] = [e for e in profiled[2].meta["skill_semantic"] if e["skill"] == "Kubernetes"]
+        assert "container orchestration" in evidence["phrase"] and evidence["similarity"] >= 0.7
+
+    def test_run_rejects_a_bad_as_of(self) -> None:
+        with pytest.raises(InvalidRecordError, match="as_of must be an ISO date"):
+            CvProfiler(vocabulary=VOCABULARY).run([Document(id="x", content="CV", meta={"as_of": "last year"})])

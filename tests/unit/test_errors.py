@@ -1,0 +1,49 @@
+"""One error tree, one envelope."""
+
+from haystack import Pipeline, component
+
+from haygate.errors import (
+    HTTP_STATUS,
+    ConfigurationError,
+    FilterError,
+    InvalidRequestError,
+    QuerySyntaxError,
+    StoreInUseError,
+    cause_of,
+    envelope,
+)
+
+
+@component
+class Failing:
+    @component.output_types(out=int)
+    def run(self, value: int) -> dict[str, int]:
+        raise FilterError("unknown filter field 'yaer'; filterable: year", {"fields": ["yaer"]})
+
+
+def test_cause_is_found_inside_haystacks_wrapper() -> None:
+    pipeline = Pipeline()
+    pipeline.add_component("failing", Failing())
+    try:
+        pipeline.run({"failing": {"value": 1}})
+    except Exception as error:
+        known = cause_of(error)
+    assert isinstance(known, FilterError) and known.details == {"fields": ["yaer"]}
+
+
+def test_public_errors_speak_and_the_rest_is_masked() -> None:
+    assert envelope(QuerySyntaxError("unbalanced quote", 7, "close it")) == (
+        422,
+        {
+            "error": {
+                "code": "VALIDATION_ERROR",
+                "message": "unbalanced quote at 7; close it",
+                "details": {"position": 7, "hint": "close it"},
+            }
+        },
+    )
+    for hidden in (ConfigurationError("/etc/secret.yaml: bad"), StoreInUseError("held by pid 7"), KeyError("x")):
+        status, body = envelope(hidden)
+        assert status == 500 and body["error"]["code"] == "INTERNAL_ERROR" and "secret" not in str(body)
+    assert HTTP_STATUS == {"VALIDATION_ERROR": 422, "NOT_FOUND": 404, "UNAUTHORIZED": 401, "INTERNAL_ERROR": 500}
+    assert issubclass(FilterError, InvalidRequestError)
