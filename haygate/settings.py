@@ -2,7 +2,8 @@
 
 A `Settings` object is built once, at the entry point (the CLI, a test, an evaluation run), and handed to
 the loader, which is the only reader: components never see settings, they get what the loader builds
-from them (a document store, an absolute file path). Nothing in haygate writes `os.environ`.
+from them (a document store, an absolute file path). Nothing in haygate writes `os.environ`, apart
+from the offline defaults `haygate._env` sets (with `setdefault`) before Haystack is imported.
 """
 
 from pathlib import Path

@@ -13,7 +13,7 @@ from haystack import component, default_from_dict, default_to_dict
 from haygate.document_stores.hybrid import HybridDocumentStore, check_store
 from haygate.errors import InvalidRequestError
 from haygate.text.normalise import fold
-from haygate.text.paths import value_at
+from haygate.text.paths import document_value
 from haygate.text.query_syntax import Node, parse, positive_terms, simple_terms
 
 MAX_PREFIX_EXPANSIONS = 30
@@ -79,10 +79,9 @@ class FullTextQuery:
     def _expand(self, prefixes: list[str], filters: dict[str, Any]) -> list[str]:
         """The words the matching documents have for each prefix, most frequent first."""
         folded = [fold(p) for p in prefixes]
-        path = self.terms_field.removeprefix("meta.")
         found: dict[str, int] = {}
         for document in self.document_store.meta_by_filter(filters):
-            for term in value_at(document.meta, path) or []:
+            for term in document_value(document, self.terms_field) or []:
                 if any(term.startswith(p) for p in folded):
                     found[term] = found.get(term, 0) + 1
         return sorted(found, key=lambda t: (-found[t], t))[:MAX_PREFIX_EXPANSIONS]
