@@ -43,20 +43,19 @@ class LinkedPage:
         self,
         documents: list[Document],
         query: str,
-        offset: int = 0,
-        limit: int = 10,
-        sort_links: bool = True,
+        offset: int,
+        limit: int,
+        sort_links: bool,
         text: str | None = None,
     ) -> dict[str, Any]:
         """
         :param documents: the whole ranking, best first.
         :param query: the query, as the envelope reports it (for the past-the-end message).
-        :param sort_links: sort each memory's links by score (stable: ties keep the stored order).
+        :param offset: where the page starts; `limit`, how long it is; `sort_links`, whether each memory's
+            links are sorted by score (stable: ties keep the stored order). No defaults: the tool owns them.
         :param text: the query's scoring words, to score linked memories that are not in the ranking.
         :returns: the page's `documents`, and `metadata` with `total`, `offset` and `limit`.
         """
-        offset = offset if offset is not None else 0
-        limit = limit if limit is not None else 10
         page = documents[offset : offset + limit]
         scores = {self._key(d): float(d.score or 0.0) for d in documents}
         targets = {
@@ -94,7 +93,7 @@ class LinkedPage:
                     "dangling": target not in scores and target not in existing,
                 }
             )
-        if sort_links is not False:
+        if sort_links:
             links.sort(key=lambda link: -link["link_score"])
         return links
 

@@ -33,7 +33,7 @@ class TestLinkedPage:
             memory("c", 0.3, []),
         ]
         tiny_store.write_documents([memory(k, None, []) for k in "abc"])
-        out = LinkedPage(tiny_store).run(ranking, query="redis", offset=0, limit=1)
+        out = LinkedPage(tiny_store).run(ranking, query="redis", offset=0, limit=1, sort_links=True)
         [page] = out["documents"]
         assert [(link["target_key"], link["link_score"], link["dangling"]) for link in page.meta["links"]] == [
             ("b", 0.6, False),
@@ -43,11 +43,13 @@ class TestLinkedPage:
         assert out["metadata"] == {"total": 3, "offset": 0, "limit": 1}
 
     def test_run_past_the_end_says_so(self, tiny_store: EdgeDocumentStore) -> None:
-        out = LinkedPage(tiny_store).run([memory("a", 0.9, [])], query="redis", offset=5, limit=10)
+        out = LinkedPage(tiny_store).run([memory("a", 0.9, [])], query="redis", offset=5, limit=10, sort_links=True)
         assert out["documents"] == [] and "offset 5 is past the end" in out["metadata"]["message"]
 
     def test_run_scores_linked_memories_outside_the_ranking_by_bm25(self, tiny_store: EdgeDocumentStore) -> None:
         tiny_store.write_documents([memory("a", None, []), memory("z", None, [])])
         ranking = [memory("a", 0.9, [{"target_key": "z", "weight": 1.0}])]
-        [page] = LinkedPage(tiny_store).run(ranking, query="redis", text="redis")["documents"]
+        [page] = LinkedPage(tiny_store).run(ranking, query="redis", offset=0, limit=10, sort_links=False, text="redis")[
+            "documents"
+        ]
         assert page.meta["links"][0]["memory_score"] > 0  # z is not in the ranking but matches the words
