@@ -59,6 +59,27 @@ class UnauthorizedError(HaygateError):
     http_status = 401
 
 
+class ForbiddenError(HaygateError):
+    """Understood and refused: a write on a server that anyone on the network could reach without a token."""
+
+    code = "FORBIDDEN"
+    http_status = 403
+
+
+class PayloadTooLargeError(HaygateError):
+    """A request body over the configured limit."""
+
+    code = "PAYLOAD_TOO_LARGE"
+    http_status = 413
+
+
+class UnavailableError(HaygateError):
+    """Not ready yet (the server is still loading its models) or no longer: retry after `retry_after` s."""
+
+    code = "UNAVAILABLE"
+    http_status = 503
+
+
 class NotFoundError(HaygateError):
     """A named thing (tool, collection, record id) does not exist."""
 
@@ -84,7 +105,14 @@ class InternalError(HaygateError):
 
 
 # Codes a client sees as themselves; every other error reaches it as INTERNAL_ERROR.
-PUBLIC_ERRORS: tuple[type[HaygateError], ...] = (InvalidRequestError, NotFoundError, UnauthorizedError)
+PUBLIC_ERRORS: tuple[type[HaygateError], ...] = (
+    InvalidRequestError,
+    NotFoundError,
+    UnauthorizedError,
+    ForbiddenError,
+    PayloadTooLargeError,
+    UnavailableError,
+)
 _SPOKEN: tuple[type[HaygateError], ...] = (*PUBLIC_ERRORS, InternalError)
 HTTP_STATUS: dict[str, int] = {cls.code: cls.http_status for cls in _SPOKEN}
 

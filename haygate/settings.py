@@ -32,6 +32,11 @@ class Settings(BaseSettings):
     project_id: str | None = Field(default=None, description="Tenant key applied server-side.")
     host: str = "127.0.0.1"
     port: int = 8000
+    max_body_bytes: int = Field(default=32 * 1024 * 1024, description="Largest HTTP request body; larger get 413.")
+    startup_timeout: float = Field(
+        default=120.0, description="How long a call waits for a starting server before UNAVAILABLE (seconds)."
+    )
+    watch: bool = Field(default=True, description="Reload the tools when configs/ or pipelines/ change.")
 
     @property
     def tools_dir(self) -> Path:

@@ -106,6 +106,22 @@ def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+def mcp_for(gateway: Gateway) -> Any:
+    """The MCP server over a gateway built by the test (a ready service around it)."""
+    from haygate.gateway.mcp import build_mcp
+    from haygate.gateway.service import GatewayService
+
+    return build_mcp(GatewayService.serving(gateway))
+
+
+def http_for(gateway: Gateway, token: str | None = None) -> Any:
+    """The public HTTP app over a gateway built by the test."""
+    from haygate.gateway.http import build_http_app
+    from haygate.gateway.service import GatewayService
+
+    return build_http_app(GatewayService.serving(gateway), token)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -132,9 +148,7 @@ def serve(app: Any) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def base_url(gateway: Gateway) -> Iterator[str]:
     """The sample gateway over real HTTP (REST and streamable-HTTP MCP)."""
-    from haygate.gateway.http import build_http_app
-
-    yield from serve(build_http_app(gateway))
+    yield from serve(http_for(gateway))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

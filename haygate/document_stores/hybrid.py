@@ -7,9 +7,12 @@ every hit's provenance. A backend only translates those lists into its own reque
 batch (`HybridDocumentStore._query_batch`); what comes back becomes `Hit`s here, in a stable order.
 """
 
+import threading
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from haystack import Document
 from haystack.core.serialization import allow_deserialization_module
@@ -177,14 +180,57 @@ def check_store(document_store: Any, owner: str) -> "HybridDocumentStore":
     return document_store
 
 
+class ReadWriteLock:
+    """Many readers at once, or one writer; a waiting writer goes before readers that come after it."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._readers = 0
+        self._writing = False
+        self._writers_waiting = 0
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        with self._condition:
+            self._condition.wait_for(lambda: not self._writing and not self._writers_waiting)
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._readers -= 1
+                self._condition.notify_all()
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        with self._condition:
+            self._writers_waiting += 1
+            self._condition.wait_for(lambda: not self._writing and not self._readers)
+            self._writers_waiting -= 1
+            self._writing = True
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._writing = False
+                self._condition.notify_all()
+
+
 class HybridDocumentStore(ABC):
     """Haystack's DocumentStore protocol plus the hybrid search, filter-field checks and cheap meta reads
     our components need. Components take one of these in `__init__` (the loader builds it from settings).
+
+    Consistency lives here, for every backend: reads share a collection, writes take it alone (one lock per
+    collection and process, whichever store object holds it), and the writes of a `batch()` become visible
+    together, durably, when it ends, so a reader never sees half of a batch.
     """
 
     collection: str
     payload_indexes: dict[str, str]
     text_fields: list[str]
+
+    _locks: ClassVar[dict[str, ReadWriteLock]] = {}
+    _locks_guard: ClassVar[threading.Lock] = threading.Lock()
 
     def _set_layout(
         self, collection: str, payload_indexes: dict[str, str] | None, text_fields: list[str] | None, index_types: Any
@@ -197,6 +243,7 @@ class HybridDocumentStore(ABC):
         self.collection = collection
         self.payload_indexes = dict(payload_indexes or {})
         self.text_fields = list(text_fields or [])
+        self._pending = threading.local()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> "HybridDocumentStore":
         """A store is a handle on shared data: a copy of a pipeline's settings keeps the same handle."""
@@ -206,6 +253,91 @@ class HybridDocumentStore(ABC):
     def filterable_fields(self) -> set[str]:
         """Payload paths a filter may name: the id, the declared payload indexes and the text indexes."""
         return {"id", *self.payload_indexes, *self.text_fields}
+
+    # -- consistency -----------------------------------------------------------------------------
+
+    @property
+    def _lock(self) -> ReadWriteLock:
+        key = self._consistency_key()
+        with self._locks_guard:
+            return self._locks.setdefault(key, ReadWriteLock())
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Writes inside (of this thread) are held back, then applied together and made durable at the end;
+        if the block fails, none is applied."""
+        if getattr(self._pending, "ops", None) is not None:
+            yield  # already batching: the outer batch applies everything
+            return
+        self._pending.ops = []
+        try:
+            yield
+            ops: list[tuple[str, Any, Any]] = self._pending.ops
+        finally:
+            self._pending.ops = None
+        if ops:
+            with self._lock.writing():
+                for kind, first, second in ops:
+                    self._apply(kind, first, second)
+                self._make_durable()
+
+    def _write_or_defer(self, kind: str, first: Any, second: Any = None) -> int | None:
+        """Apply now (returning what the backend reports), or hold back inside a batch (returning None)."""
+        ops = getattr(self._pending, "ops", None)
+        if ops is not None:
+            ops.append((kind, first, second))
+            return None
+        with self._lock.writing():
+            return self._apply(kind, first, second)
+
+    def _apply(self, kind: str, first: Any, second: Any) -> int | None:
+        if kind == "write":
+            return self._write(first, second)
+        if kind == "delete_ids":
+            self._delete_ids(first)
+        else:
+            self._delete_filter(first)
+        return None
+
+    # -- the DocumentStore protocol, for every backend -------------------------------------------
+
+    def count_documents(self, filters: dict[str, Any] | None = None) -> int:
+        with self._lock.reading():
+            return self._count(filters)
+
+    def filter_documents(self, filters: dict[str, Any] | None = None) -> list[Document]:
+        with self._lock.reading():
+            return self._scroll(filters, with_vectors=True)
+
+    def meta_by_filter(self, filters: dict[str, Any] | None) -> list[Document]:
+        """Documents without vectors: cheap reads for change detection and whole-record views."""
+        with self._lock.reading():
+            return self._scroll(filters, with_vectors=False)
+
+    def write_documents(self, documents: list[Document], policy: DuplicatePolicy = DuplicatePolicy.NONE) -> int:
+        """Upsert (or fail or skip on duplicates, by `policy`); inside `batch()`, at the batch's end."""
+        for document in documents:
+            if not isinstance(document, Document):
+                msg = f"write_documents expects Documents, got {type(document).__name__}"
+                raise ValueError(msg)
+        if not documents:
+            return 0
+        written = self._write_or_defer("write", list(documents), policy)
+        return written if written is not None else len({d.id for d in documents})
+
+    def delete_documents(self, document_ids: list[str]) -> None:
+        if document_ids:
+            self._write_or_defer("delete_ids", list(document_ids))
+
+    def delete_by_filter(self, filters: dict[str, Any]) -> int:
+        """Delete every document matching `filters` (never all of them); returns how many there were."""
+        if not filters:
+            msg = "delete_by_filter needs a filter; refusing to delete the whole collection"
+            raise ValueError(msg)
+        count = self.count_documents(filters)
+        if count:
+            self._write_or_defer("delete_filter", filters)
+        return count
 
     def hybrid_search(self, query: HybridQuery) -> list[Hit]:
         """Fuse every source of `query` inside Qdrant, and rank each source alone for provenance."""
@@ -219,7 +351,8 @@ class HybridDocumentStore(ABC):
         if missing:
             msg = f"{missing} have no text index in '{self.collection}'; text-indexed: {self.text_fields}"
             raise ConfigurationError(msg)
-        fused, *alone = self._query_batch(query, plan(query))
+        with self._lock.reading():
+            fused, *alone = self._query_batch(query, plan(query))
         rank_of = [competition_ranks(points) for points in alone]
         return stable_order(
             [
@@ -233,35 +366,38 @@ class HybridDocumentStore(ABC):
             ]
         )
 
+    # -- what a backend does (called with the lock held) -----------------------------------------
+
+    @abstractmethod
+    def _consistency_key(self) -> str:
+        """What identifies this collection's data in this process (a shard's path, a server collection)."""
+
     @abstractmethod
     def _query_batch(self, query: HybridQuery, requests: list[RankedList]) -> list[list[ScoredPoint]]:
         """Run every ranked list of the plan in one batch; one list of points per request, best first."""
 
-    # -- what components need besides search ----------------------------------------------------
+    @abstractmethod
+    def _count(self, filters: dict[str, Any] | None) -> int: ...
+
+    @abstractmethod
+    def _scroll(self, filters: dict[str, Any] | None, with_vectors: bool) -> list[Document]: ...
+
+    @abstractmethod
+    def _write(self, documents: list[Document], policy: DuplicatePolicy) -> int: ...
+
+    @abstractmethod
+    def _delete_ids(self, document_ids: list[str]) -> None: ...
+
+    @abstractmethod
+    def _delete_filter(self, filters: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def _make_durable(self) -> None:
+        """Return only once what was written survives a killed process (Edge: the WAL is flushed)."""
 
     @abstractmethod
     def exists(self) -> bool:
         """Whether the collection has been created (reads never create it)."""
-
-    @abstractmethod
-    def count_documents(self, filters: dict[str, Any] | None = None) -> int: ...
-
-    @abstractmethod
-    def filter_documents(self, filters: dict[str, Any] | None = None) -> list[Document]: ...
-
-    @abstractmethod
-    def meta_by_filter(self, filters: dict[str, Any] | None) -> list[Document]:
-        """Documents without vectors: cheap reads for change detection and whole-record views."""
-
-    @abstractmethod
-    def write_documents(self, documents: list[Document], policy: DuplicatePolicy = DuplicatePolicy.NONE) -> int: ...
-
-    @abstractmethod
-    def delete_documents(self, document_ids: list[str]) -> None: ...
-
-    @abstractmethod
-    def delete_by_filter(self, filters: dict[str, Any]) -> int:
-        """Delete every document matching `filters` (never all of them); returns how many there were."""
 
     @abstractmethod
     def optimize(self) -> bool:

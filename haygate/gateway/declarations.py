@@ -25,13 +25,21 @@ from pydantic import (
 
 from haygate.errors import ConfigurationError
 
-ParamType = Literal["string", "integer", "number", "boolean", "array"]
+ParamType = Literal["string", "integer", "number", "boolean", "object", "array"]
 _SCALARS: dict[str, Any] = {
     "string": StrictStr,
     "integer": StrictInt,
     "number": StrictFloat,  # strict, yet accepts integers
     "boolean": StrictBool,
+    "object": dict[str, Any],
 }
+# What a tool can do other than run a pipeline: write through the collection's own ingest. Each action
+# takes exactly these parameters.
+ACTIONS: dict[str, tuple[str, ...]] = {
+    "upsert_records": ("collection", "records"),
+    "delete_records": ("collection", "ids"),
+}
+Action = Literal["upsert_records", "delete_records"]
 
 
 class ParameterSpec(BaseModel):
@@ -61,6 +69,9 @@ class ToolDeclaration(BaseModel):
     pipeline: str | None = Field(
         default=None, description="Pipeline file, relative to pipelines/; default tools/<name>.yaml."
     )
+    action: Action | None = Field(
+        default=None, description="Instead of a pipeline: write records to a collection, or delete them by id."
+    )
     tier: Literal["public", "internal", "admin"] = "public"
     read_only: bool = True
     parameters: dict[str, ParameterSpec]
@@ -81,6 +92,18 @@ class ToolDeclaration(BaseModel):
         clash = set(self.fixed_arguments) & set(self.parameters)
         if clash:
             raise ValueError(f"fixed_arguments {sorted(clash)} are also parameters; a caller could override them")
+        return self
+
+    @model_validator(mode="after")
+    def _an_action_is_a_write_with_its_own_parameters(self) -> "ToolDeclaration":
+        if self.action is None:
+            return self
+        if self.pipeline is not None:
+            raise ValueError(f"a tool has a pipeline or an action ({self.action}), not both")
+        if self.read_only:
+            raise ValueError(f"action {self.action} writes: declare read_only: false")
+        if tuple(self.parameters) != ACTIONS[self.action]:
+            raise ValueError(f"action {self.action} takes the parameters {list(ACTIONS[self.action])}, in that order")
         return self
 
     @property

@@ -1,5 +1,10 @@
-"""HTTP: streamable-HTTP MCP at `/mcp`, `POST /api/tools/{name}` per tool, `/openapi.json` and `/health`,
-optionally behind a bearer token. REST answers exactly what MCP answers, in the same error envelope."""
+"""HTTP: streamable-HTTP MCP at `/mcp`, `POST /api/tools/{name}` per tool, writes to collections,
+`/openapi.json` and `/health`, optionally behind a bearer token. REST answers exactly what MCP answers, in
+the same error envelope.
+
+Two apps share one service: the public one (TCP, bearer token, MCP) and a local one for the `haygate`
+command on the same machine, served on a Unix socket only its owner can open.
+"""
 
 import hmac
 import json
@@ -9,49 +14,133 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from haygate import __version__
-from haygate.errors import HTTP_STATUS, InvalidRequestError, UnauthorizedError, envelope
+from haygate.errors import (
+    HTTP_STATUS,
+    ForbiddenError,
+    InvalidRequestError,
+    PayloadTooLargeError,
+    UnauthorizedError,
+    envelope,
+)
 from haygate.gateway.mcp import build_mcp
-from haygate.gateway.runtime import Gateway
+from haygate.gateway.service import GatewayService
 
 PUBLIC_PATHS = ("/health",)
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+WRITE_OPEN_REFUSAL = (
+    "writes are refused on a server that listens beyond this machine without a token: set HAYGATE_TOKEN"
+)
 
 
-def rest_routes(gateway: Gateway) -> list[Route]:
-    async def call_tool(request: Request) -> JSONResponse:
-        name = request.path_params["name"]
+def error_response(error: BaseException) -> JSONResponse:
+    status, body = envelope(error)
+    headers = (
+        {"Retry-After": str(body["error"]["details"]["retry_after"])}
+        if status == 503 and "retry_after" in body["error"]["details"]
+        else None
+    )
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+async def json_body(request: Request) -> Any:
+    try:
+        return json.loads(await request.body())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        msg = f"request body must be JSON: {error}"
+        raise InvalidRequestError(msg) from None
+
+
+async def records_body(request: Request) -> list[Any]:
+    """A JSON array of records, or JSONL (one record per line; a line that is not JSON is refused alone)."""
+    raw = (await request.body()).decode("utf-8", errors="replace")
+    if raw.lstrip().startswith("["):
+        records = json.loads(raw) if raw.strip() else []
+        if not isinstance(records, list):
+            raise InvalidRequestError("the body must be a JSON array of records, or JSONL")
+        return records
+    records = []
+    for number, line in enumerate(raw.splitlines(), start=1):
+        if not line.strip():
+            continue
         try:
-            try:
-                arguments = await request.json()
-            except (json.JSONDecodeError, UnicodeDecodeError) as error:
-                msg = f"request body must be a JSON object: {error}"
-                raise InvalidRequestError(msg) from None
-            result = await gateway.call_async(name, arguments)
+            records.append(json.loads(line))
+        except json.JSONDecodeError as error:
+            records.append(f"line {number}: invalid JSON: {error.msg} at column {error.colno}")
+    return records
+
+
+def rest_routes(service: GatewayService, writes_allowed: bool) -> list[Route]:
+    async def call_tool(request: Request) -> JSONResponse:
+        try:
+            arguments = await json_body(request)
+            return JSONResponse(await service.call(request.path_params["name"], arguments))
         except Exception as error:
-            status, body = envelope(error)
-            return JSONResponse(body, status_code=status)
-        return JSONResponse(result)
+            return error_response(error)
+
+    async def put_records(request: Request) -> JSONResponse:
+        collection = request.path_params["collection"]
+        try:
+            if not writes_allowed:
+                raise ForbiddenError(WRITE_OPEN_REFUSAL)
+            records = await records_body(request)
+            if not records:
+                raise InvalidRequestError("no records in the body", {"field": "records"})
+            return JSONResponse(await service.write(lambda gateway: gateway.writer.upsert(collection, records)))
+        except json.JSONDecodeError as error:
+            return error_response(InvalidRequestError(f"request body must be JSON: {error}"))
+        except Exception as error:
+            return error_response(error)
+
+    async def delete_records(request: Request) -> JSONResponse:
+        collection = request.path_params["collection"]
+        try:
+            if not writes_allowed:
+                raise ForbiddenError(WRITE_OPEN_REFUSAL)
+            ids: Any = request.query_params.getlist("id")
+            if not ids:
+                body = await json_body(request)
+                ids = body.get("ids") if isinstance(body, dict) else body
+            if not isinstance(ids, list):
+                raise InvalidRequestError('send {"ids": [...]} or ?id=...&id=...', {"field": "ids"})
+            return JSONResponse(await service.write(lambda gateway: gateway.writer.delete(collection, ids)))
+        except Exception as error:
+            return error_response(error)
+
+    async def reload(request: Request) -> JSONResponse:
+        if not writes_allowed:
+            return error_response(ForbiddenError(WRITE_OPEN_REFUSAL))
+        import anyio
+
+        result = await anyio.to_thread.run_sync(service.reload)
+        return JSONResponse(
+            {"reloaded": result.swapped, "tools": result.tools, "problems": result.problems},
+            status_code=200 if result.swapped else 422,
+        )
 
     async def health(request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok", "version": __version__, "tools": sorted(gateway.tools)})
+        return JSONResponse(service.health())
 
     async def openapi(request: Request) -> JSONResponse:
-        return JSONResponse(openapi_document(gateway))
+        return JSONResponse(openapi_document(service))
 
     return [
         Route("/api/tools/{name}", call_tool, methods=["POST"]),
+        Route("/api/collections/{collection}/records", put_records, methods=["PUT"]),
+        Route("/api/collections/{collection}/records", delete_records, methods=["DELETE"]),
+        Route("/api/admin/reload", reload, methods=["POST"]),
         Route("/health", health, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
     ]
 
 
-def openapi_document(gateway: Gateway) -> dict[str, Any]:
+def openapi_document(service: GatewayService) -> dict[str, Any]:
     error_ref = {"$ref": "#/components/schemas/Error"}
+    call_errors = ("VALIDATION_ERROR", "NOT_FOUND", "UNAVAILABLE", "INTERNAL_ERROR")
     paths: dict[str, Any] = {}
-    for name, runtime in sorted(gateway.tools.items()):
-        declaration = runtime.declaration
+    for name, declaration in sorted(service.listing().items()):
         paths[f"/api/tools/{name}"] = {
             "post": {
                 "operationId": name,
@@ -67,9 +156,11 @@ def openapi_document(gateway: Gateway) -> dict[str, Any]:
                         "content": {"application/json": {"schema": declaration.output_schema}},
                     },
                     **{
-                        str(status): {"description": code, "content": {"application/json": {"schema": error_ref}}}
-                        for code, status in HTTP_STATUS.items()
-                        if code != UnauthorizedError.code
+                        str(HTTP_STATUS[code]): {
+                            "description": code,
+                            "content": {"application/json": {"schema": error_ref}},
+                        }
+                        for code in call_errors
                     },
                 },
             }
@@ -101,6 +192,46 @@ def openapi_document(gateway: Gateway) -> dict[str, Any]:
     }
 
 
+class BodyLimit:
+    """413 with the envelope for a body over `limit` bytes, declared (Content-Length) or streamed."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers", [])).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await self._refuse(scope, receive, send)
+            return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise PayloadTooLargeError(self._message())
+            return message
+
+        try:
+            await self.app(scope, counted, send)
+        except PayloadTooLargeError:
+            await self._refuse(scope, receive, send)
+
+    def _message(self) -> str:
+        return (
+            f"the request body is over the limit of {self.limit} bytes (HAYGATE_MAX_BODY_BYTES); send less per request"
+        )
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await error_response(PayloadTooLargeError(self._message(), {"limit": self.limit}))(scope, receive, send)
+
+
 class BearerAuth:
     """Requires `Authorization: Bearer <token>` on every path except /health."""
 
@@ -119,8 +250,16 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
-def build_http_app(gateway: Gateway, token: str | None = None) -> ASGIApp:
-    """Streamable HTTP MCP at /mcp plus REST, optionally behind a bearer token."""
-    mcp_app = build_mcp(gateway).http_app(path="/mcp")
-    app: ASGIApp = Starlette(routes=[*rest_routes(gateway), Mount("/", app=mcp_app)], lifespan=mcp_app.lifespan)
+def build_http_app(service: GatewayService, token: str | None = None, host: str = "127.0.0.1") -> ASGIApp:
+    """Streamable HTTP MCP at /mcp plus REST, optionally behind a bearer token. Writes need the token
+    whenever one is set, and are refused outright on a non-loopback bind without one."""
+    mcp_app = build_mcp(service).http_app(path="/mcp")
+    writes_allowed = bool(token) or host in LOOPBACK
+    routes = [*rest_routes(service, writes_allowed), Mount("/", app=mcp_app)]
+    app: ASGIApp = BodyLimit(Starlette(routes=routes, lifespan=mcp_app.lifespan), service.settings.max_body_bytes)
     return BearerAuth(app, token) if token else app
+
+
+def build_local_app(service: GatewayService) -> ASGIApp:
+    """REST for the `haygate` command on this machine (a Unix socket only the owner can open): no MCP."""
+    return BodyLimit(Starlette(routes=rest_routes(service, writes_allowed=True)), service.settings.max_body_bytes)

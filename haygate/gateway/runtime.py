@@ -4,6 +4,7 @@
 """
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,10 @@ from haystack.core.errors import PipelineRuntimeError
 from pydantic import BaseModel, ValidationError
 
 from haygate.errors import ConfigurationError, HaygateError, InternalError, InvalidRequestError, NotFoundError, cause_of
-from haygate.gateway.declarations import ToolDeclaration, load_declarations
+from haygate.gateway.catalog import load_catalog
+from haygate.gateway.declarations import ToolDeclaration
 from haygate.gateway.loader import LoadedPipeline, Loader
+from haygate.gateway.writer import Writer
 
 logger = logging.getLogger(__name__)
 
@@ -46,11 +49,13 @@ def validation_details(error: ValidationError, declaration: ToolDeclaration) -> 
 
 @dataclass
 class ToolRuntime:
-    """One declared tool bound to its loaded pipeline; `tenant` is the server's project, if any."""
+    """One declared tool bound to what runs it: its loaded pipeline, or the writer for an action tool.
+    `tenant` is the server's project, if any."""
 
     declaration: ToolDeclaration
-    pipeline: LoadedPipeline
+    pipeline: LoadedPipeline | None
     tenant: str | None = None
+    writer: Writer | None = None
     arguments_model: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -82,10 +87,19 @@ class ToolRuntime:
     def run(self, arguments: Any) -> dict[str, Any]:
         """Validate, run the pipeline, return the declared output. Raises HaygateError subclasses only."""
         values = {**self.validate_arguments(arguments), **self.declaration.fixed_arguments}
-        if SERVER_FILTERS in self.pipeline.inputs:
+        if self.declaration.action is not None:
+            assert self.writer is not None
+            return self._guarded(lambda: self.writer.perform(self.declaration.action, values))  # type: ignore[union-attr, arg-type]
+        assert self.pipeline is not None
+        pipeline = self.pipeline
+        if SERVER_FILTERS in pipeline.inputs:
             values[SERVER_FILTERS] = self.server_filters()
+        return self._guarded(lambda: pipeline.run(values)[self.declaration.output])
+
+    def _guarded(self, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """Run the tool; anything but one of our errors is logged with its component and masked."""
         try:
-            result: dict[str, Any] = self.pipeline.run(values)[self.declaration.output]
+            return work()
         except Exception as error:
             known = cause_of(error)
             if known is not None:
@@ -94,13 +108,13 @@ class ToolRuntime:
             logger.exception("tool '%s' failed in component '%s'", self.name, where)
             msg = f"tool '{self.name}' failed; the server log has the details"
             raise InternalError(msg) from error
-        return result
 
     def _in_callers_terms(self, known: HaygateError, error: BaseException) -> HaygateError:
         """A component names its own socket (`'query' is empty`); the caller sent the tool's parameter."""
         socket = known.details.get("field")
         component = error.component_name if isinstance(error, PipelineRuntimeError) else None
-        parameter = self.pipeline.socket_owner(component, socket) if component and isinstance(socket, str) else None
+        owner = self.pipeline.socket_owner if self.pipeline is not None else None
+        parameter = owner(component, socket) if owner and component and isinstance(socket, str) else None
         if parameter is None or parameter == socket:
             return known
         renamed = type(known).__new__(type(known))
@@ -114,34 +128,52 @@ class ToolRuntime:
 
 
 class Gateway:
-    """Every tool this server exposes, loaded and checked up front."""
+    """Every tool this server exposes, built and checked up front from one loader."""
 
-    def __init__(self, tools: dict[str, ToolRuntime], loader: Loader) -> None:
+    def __init__(
+        self,
+        tools: dict[str, ToolRuntime],
+        loader: Loader,
+        problems: list[str] | None = None,
+        writer: Writer | None = None,
+    ) -> None:
         self.tools = tools
         self.loader = loader
+        self.problems = list(problems or [])
+        self.writer = writer or Writer(loader)
 
     @classmethod
-    def load(cls, loader: Loader, files: list[Path] | None = None) -> "Gateway":
-        """Load declarations (all of `configs/tools/` by default). Raises ConfigurationError listing problems."""
-        runtimes, problems = load_tools(loader, files)
-        if problems:
+    def load(cls, loader: Loader, files: list[Path] | None = None, strict: bool = True) -> "Gateway":
+        """Build the served tools (all of `configs/tools/` by default). `strict`: any problem is a
+        ConfigurationError listing them all; otherwise a broken tool is left out and its problem kept."""
+        writer = Writer(loader)
+        runtimes, problems = load_tools(loader, files, writer=writer)
+        if problems and strict:
             msg = "invalid configuration:\n" + "\n".join(f"- {p}" for p in problems)
             raise ConfigurationError(msg, {"problems": problems})
-        visible = {
-            name: runtime for name, runtime in runtimes.items() if loader.settings.exposes(runtime.declaration.tier)
-        }
-        return cls(visible, loader)
+        for problem in problems:
+            logger.error("left out: %s", problem)
+        return cls(runtimes, loader, problems, writer)
 
-    def warm_up(self) -> None:
-        """Load models and open stores now, so a broken model stops the server at start."""
-        for runtime in self.tools.values():
+    def warm_up(self, strict: bool = True) -> None:
+        """Load models and open stores now: a broken model stops a strict start, or leaves its tool out."""
+        for name, runtime in list(self.tools.items()):
+            if runtime.pipeline is None:
+                continue
             try:
-                runtime.pipeline.pipeline.warm_up()
-            except HaygateError:
-                raise
-            except Exception as error:
-                msg = f"tool '{runtime.name}': warm-up failed: {error}"
-                raise ConfigurationError(msg) from error
+                try:
+                    runtime.pipeline.pipeline.warm_up()
+                except HaygateError:
+                    raise
+                except Exception as error:
+                    msg = f"tool '{name}': warm-up failed: {error}"
+                    raise ConfigurationError(msg) from error
+            except ConfigurationError as error:
+                if strict:
+                    raise
+                logger.error("left out: %s", error.message)
+                self.problems.append(error.message)
+                del self.tools[name]
 
     def get(self, name: str) -> ToolRuntime:
         if name not in self.tools:
@@ -156,36 +188,29 @@ class Gateway:
         return await anyio.to_thread.run_sync(self.get(name).run, arguments)
 
 
-def load_tools(loader: Loader, files: list[Path] | None = None) -> tuple[dict[str, ToolRuntime], list[str]]:
-    """Load every declaration and its pipeline; collect all problems instead of stopping at the first."""
+def load_tools(
+    loader: Loader, files: list[Path] | None = None, include_hidden: bool = False, writer: Writer | None = None
+) -> tuple[dict[str, ToolRuntime], list[str]]:
+    """Build every served declaration (or every one, for `haygate validate`); collect all problems."""
     settings = loader.settings
-    paths = files if files is not None else sorted(settings.tools_dir.glob("*.yaml"))
+    catalog = load_catalog(settings, files)
+    declarations = catalog.declarations if include_hidden else catalog.served
+    for name, reason in catalog.hidden.items():
+        if not include_hidden:
+            logger.warning("tool '%s' is not served: %s", name, reason)
     runtimes: dict[str, ToolRuntime] = {}
-    problems: list[str] = []
-    for path in paths:
+    problems = list(catalog.problems)
+    writer = writer or Writer(loader)
+    for declaration in declarations.values():
         try:
-            declarations = load_declarations(path)
+            if declaration.action is not None:
+                runtimes[declaration.name] = ToolRuntime(declaration, None, settings.project_id, writer)
+                continue
+            pipeline = loader.pipeline(settings.pipelines_dir / declaration.pipeline_file)
+            check_interface(declaration, pipeline)
+            runtimes[declaration.name] = ToolRuntime(declaration, pipeline, settings.project_id)
         except ConfigurationError as error:
             problems.append(error.message)
-            continue
-        for declaration in declarations:
-            try:
-                if declaration.name in runtimes:
-                    msg = f"{path}: tool name '{declaration.name}' is declared twice"
-                    raise ConfigurationError(msg)
-                pipeline = loader.pipeline(settings.pipelines_dir / declaration.pipeline_file)
-                check_interface(declaration, pipeline)
-                if declaration.tenant_field and not settings.project_id:
-                    # Never serve tenant data without a tenant: the tool stays hidden, and the log says why.
-                    logger.warning(
-                        "tool '%s' is not served: it is tenant-scoped (%s); set HAYGATE_PROJECT_ID",
-                        declaration.name,
-                        declaration.tenant_field,
-                    )
-                    continue
-                runtimes[declaration.name] = ToolRuntime(declaration, pipeline, settings.project_id)
-            except ConfigurationError as error:
-                problems.append(error.message)
     return runtimes, problems
 
 

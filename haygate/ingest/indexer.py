@@ -7,10 +7,10 @@ already landed.
 """
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from haystack import Document, Pipeline
 from tqdm import tqdm
@@ -23,6 +23,7 @@ from haygate.ingest.schema import CollectionSchema
 
 logger = logging.getLogger(__name__)
 BATCH_RECORDS = 1024  # large batches let sentence-transformers sort by length across more texts
+T = TypeVar("T")
 
 
 @dataclass
@@ -42,36 +43,69 @@ class Collection:
 
 @dataclass
 class IngestReport:
+    """What an ingest did with each record: added, updated, unchanged or refused (with why)."""
+
     collection: str
     records: int = 0
-    written: int = 0
+    added: int = 0
+    updated: int = 0
     unchanged: int = 0
-    errors: list[str] = field(default_factory=list)
+    refused: list["Refusal"] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def written(self) -> int:
+        return self.added + self.updated
+
+    @property
+    def errors(self) -> list[str]:
+        """Each refused record as `file:line: why`."""
+        return [f"{r.where}: {r.reason}" for r in self.refused]
 
     def summary(self) -> str:
         warned = f", {len(self.warnings)} warning(s)" if self.warnings else ""
         return (
             f"{self.collection}: {self.records} records read, {self.written} new or changed, "
-            f"{self.unchanged} unchanged, {len(self.errors)} rejected{warned}"
+            f"{self.unchanged} unchanged, {len(self.refused)} rejected{warned}"
         )
+
+
+@dataclass(frozen=True)
+class Refusal:
+    where: str  # file:line
+    index: int  # position among the records of this ingest, from 0
+    reason: str
 
 
 def ingest_files(
     collection: Collection, files: Iterable[Path], progress: bool = True, batch_records: int = BATCH_RECORDS
 ) -> IngestReport:
     paths = list(files)
-    report = IngestReport(collection.name)
     total = sum(count_records(p) for p in paths)
     with tqdm(total=total, unit="rec", desc=f"ingest {collection.name}", disable=not progress) as bar:
-        for batch in _batches(_all_records(paths), batch_records):
+        report = ingest_records(collection, _all_records(paths), batch_records, on_batch=bar.update)
+        bar.total = report.records  # the line count was an estimate (blank lines, Markdown files)
+        bar.refresh()
+    return report
+
+
+def ingest_records(
+    collection: Collection,
+    records: Iterable[SourceRecord],
+    batch_records: int = BATCH_RECORDS,
+    on_batch: Callable[[int], object] | None = None,
+) -> IngestReport:
+    """Records -> the collection, a batch at a time. Each batch becomes visible at once, and durable, when
+    it is written (`store.batch()`); `on_batch(n)` hears of every `n` records done."""
+    report = IngestReport(collection.name)
+    for batch in _batches(enumerate(records), batch_records):
+        with collection.store.batch():
             mapped = _map_batch(batch, collection, report)
-            bar.update(len(batch))
             fresh = _changed_only(collection.store, mapped, report)
             if fresh:
                 _index(collection, fresh, report)
-        bar.total = report.records  # the line count was an estimate (blank lines, Markdown files)
-        bar.refresh()
+        if on_batch is not None:
+            on_batch(len(batch))
     if report.written:
         collection.store.optimize()
     if collection.schema.links:
@@ -79,24 +113,38 @@ def ingest_files(
     return report
 
 
-def _index(collection: Collection, fresh: list[tuple[SourceRecord, Document]], report: IngestReport) -> None:
-    """Run the indexing pipeline on a batch; if one record makes it fail, index the rest one by one."""
+Mapped = tuple[int, SourceRecord, Document]
+
+
+def _index(collection: Collection, fresh: list[tuple[Mapped, bool]], report: IngestReport) -> None:
+    """Run the indexing pipeline on a batch; if a record makes it fail, index the others one by one."""
     component, socket = collection.entry
     try:
-        collection.indexing.run({component: {socket: [document for _, document in fresh]}})
-        return
+        collection.indexing.run({component: {socket: [document for (_, _, document), _ in fresh]}})
+        failed: set[int] = set()
     except Exception as error:
-        if not isinstance(cause_of(error), InvalidRecordError) or len(fresh) == 1:
+        if not isinstance(cause_of(error), InvalidRecordError):
             raise
-    for record, document in fresh:
+        failed = _index_one_by_one(collection, fresh, report)
+    for (index, _, _), update in fresh:
+        if index not in failed:
+            report.updated += update
+            report.added += not update
+
+
+def _index_one_by_one(collection: Collection, fresh: list[tuple[Mapped, bool]], report: IngestReport) -> set[int]:
+    component, socket = collection.entry
+    failed = set()
+    for (index, record, document), _ in fresh:
         try:
             collection.indexing.run({component: {socket: [document]}})
         except Exception as error:
             problem = cause_of(error)
             if not isinstance(problem, InvalidRecordError):
                 raise
-            report.errors.append(f"{record.where}: {problem.message}")
-            report.written -= 1
+            report.refused.append(Refusal(record.where, index, problem.message))
+            failed.add(index)
+    return failed
 
 
 def dangling_links(store: HybridDocumentStore, field_name: str) -> list[str]:
@@ -138,49 +186,50 @@ def _all_records(paths: list[Path]) -> Iterator[SourceRecord]:
         yield from read_records(path)
 
 
-def _map_batch(
-    batch: list[SourceRecord], collection: Collection, report: IngestReport
-) -> list[tuple[SourceRecord, Document]]:
+def _map_batch(batch: list[tuple[int, SourceRecord]], collection: Collection, report: IngestReport) -> list[Mapped]:
     mapped = []
-    for record in batch:
+    for index, record in batch:
         report.records += 1
         if record.error or record.data is None:
-            report.errors.append(f"{record.where}: {record.error}")
+            report.refused.append(Refusal(record.where, index, record.error or "no data"))
             continue
         try:
-            mapped.append((record, to_document(record.data, collection.schema, collection.fingerprint)))
+            mapped.append((index, record, to_document(record.data, collection.schema, collection.fingerprint)))
         except InvalidRecordError as error:
-            report.errors.append(f"{record.where}: {error.message}")
+            report.refused.append(Refusal(record.where, index, error.message))
     return mapped
 
 
-def _changed_only(
-    store: HybridDocumentStore, mapped: list[tuple[SourceRecord, Document]], report: IngestReport
-) -> list[tuple[SourceRecord, Document]]:
-    """Drop records whose stored hash matches; delete the stale chunks of records that changed."""
+def _changed_only(store: HybridDocumentStore, mapped: list[Mapped], report: IngestReport) -> list[tuple[Mapped, bool]]:
+    """The records to index, each with whether it replaces a stored one; the stale chunks of those are
+    deleted (with the batch's writes). A record id twice in one batch: the later record wins."""
     if not mapped:
         return []
-    by_record = {document.meta[RECORD_ID]: (record, document) for record, document in mapped}
+    by_record: dict[str, Mapped] = {}
+    for item in mapped:
+        rid = item[2].meta[RECORD_ID]
+        if rid in by_record:
+            earlier = by_record[rid]
+            reason = f"record id '{rid}' comes again later ({item[1].where}); the later record is kept"
+            report.refused.append(Refusal(earlier[1].where, earlier[0], reason))
+        by_record[rid] = item
     stored_hash: dict[str, set[str]] = {}
     for document in store.meta_by_filter(_records_filter(list(by_record))):
         stored_hash.setdefault(str(document.meta.get(RECORD_ID)), set()).add(str(document.meta.get(RECORD_HASH)))
     fresh = []
-    changed = []
-    for rid, (record, document) in by_record.items():
-        if stored_hash.get(rid) == {document.meta[RECORD_HASH]}:
+    for rid, item in by_record.items():
+        if stored_hash.get(rid) == {item[2].meta[RECORD_HASH]}:
             report.unchanged += 1
-            continue
-        if rid in stored_hash:
-            changed.append(rid)
-        fresh.append((record, document))
-        report.written += 1
+        else:
+            fresh.append((item, rid in stored_hash))
+    changed = [rid for (_, _, document), update in fresh if update for rid in [document.meta[RECORD_ID]]]
     if changed:
         store.delete_by_filter(_records_filter(changed))
     return fresh
 
 
-def _batches(items: Iterable[SourceRecord], size: int) -> Iterator[list[SourceRecord]]:
-    batch: list[SourceRecord] = []
+def _batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    batch: list[T] = []
     for item in items:
         batch.append(item)
         if len(batch) >= size:

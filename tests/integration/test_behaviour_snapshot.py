@@ -17,8 +17,8 @@ import pytest
 from fastmcp import Client
 
 from haygate.errors import envelope
-from haygate.gateway.mcp import build_mcp
 from haygate.gateway.runtime import Gateway
+from tests.conftest import mcp_for
 
 pytestmark = pytest.mark.integration
 SNAPSHOT = Path(__file__).resolve().parents[1] / "fixtures" / "behaviour_snapshot.json"
@@ -69,7 +69,7 @@ def run(gateway: Gateway, tool: str, arguments: dict[str, Any]) -> dict[str, Any
 
 
 async def test_tools_list_is_unchanged(gateway: Gateway) -> None:
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         listed = [t.model_dump(mode="json", exclude_none=True) for t in await client.list_tools()]
     if os.environ.get("HAYGATE_UPDATE_SNAPSHOT"):
         EXPECTED["tools"] = listed

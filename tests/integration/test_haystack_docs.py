@@ -7,11 +7,10 @@ import pytest
 from fastmcp import Client
 
 from haygate.gateway.loader import Loader
-from haygate.gateway.mcp import build_mcp
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import ingest_files
 from haygate.settings import Settings
-from tests.conftest import SHARED_DATA, make_settings
+from tests.conftest import SHARED_DATA, make_settings, mcp_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.shared_data, pytest.mark.slow]  # real embeddings of ~100 sections
 SECTIONS = SHARED_DATA / "haystack-docs" / "sections.jsonl"
@@ -65,7 +64,7 @@ def test_version_and_section_filters_on_real_docs(docs_slice: Path, settings: Se
 async def test_mcp_client_on_real_docs(docs_slice: Path, settings: Settings) -> None:
     """Filters on real ingested sections through the MCP protocol (the stdio transport has its own test)."""
     with Loader(settings) as loader:
-        async with Client(build_mcp(Gateway.load(loader))) as client:
+        async with Client(mcp_for(Gateway.load(loader))) as client:
             [tool] = [t for t in await client.list_tools() if t.name == "search_docs"]
             assert tool.output_schema is not None
             result = await client.call_tool(

@@ -7,10 +7,8 @@ import httpx
 import pytest
 from fastmcp import Client
 
-from haygate.gateway.http import build_http_app
-from haygate.gateway.mcp import build_mcp
 from haygate.gateway.runtime import Gateway
-from tests.conftest import serve
+from tests.conftest import http_for, mcp_for, serve
 
 pytestmark = pytest.mark.integration
 
@@ -28,11 +26,11 @@ QUERIES: list[tuple[str, dict[str, Any]]] = [
 
 @pytest.fixture
 def secured_url(gateway: Gateway) -> Iterator[str]:
-    yield from serve(build_http_app(gateway, token=TOKEN))
+    yield from serve(http_for(gateway, token=TOKEN))
 
 
 async def test_rest_matches_mcp(gateway: Gateway, base_url: str) -> None:
-    async with Client(build_mcp(gateway)) as client, httpx.AsyncClient(base_url=base_url, timeout=60) as http:
+    async with Client(mcp_for(gateway)) as client, httpx.AsyncClient(base_url=base_url, timeout=60) as http:
         for tool, arguments in QUERIES:
             mcp_result = (await client.call_tool(tool, arguments)).structured_content
             response = await http.post(f"/api/tools/{tool}", json=arguments)

@@ -12,9 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from haygate.gateway.loader import Loader
-from haygate.gateway.mcp import build_mcp
 from haygate.gateway.runtime import Gateway
-from tests.conftest import SAMPLES_PROJECT, make_settings
+from tests.conftest import SAMPLES_PROJECT, http_for, make_settings, mcp_for
 
 pytestmark = pytest.mark.integration
 
@@ -43,13 +42,13 @@ def expected(kind: str, topic: str | None = None) -> set[str]:
 
 
 async def call(gateway: Gateway, tool: str, arguments: dict[str, Any]) -> Any:
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         return await client.call_tool(tool, arguments, raise_on_error=False)
 
 
 @pytest.mark.parametrize("tool", sorted(TOOLS))
 async def test_each_type_lists_its_own_extractions_typed(tenant_gateway: Gateway, tool: str) -> None:
-    async with Client(build_mcp(tenant_gateway)) as client:
+    async with Client(mcp_for(tenant_gateway)) as client:
         [declared] = [t for t in await client.list_tools() if t.name == tool]
         result = await client.call_tool(tool, {"limit": 500})
     data = result.structured_content
@@ -120,9 +119,8 @@ async def test_a_failing_store_is_an_internal_error_without_internals(samples_di
 
 
 async def test_rest_matches_mcp(tenant_gateway: Gateway) -> None:
-    from haygate.gateway.http import build_http_app
 
-    transport = httpx.ASGITransport(app=build_http_app(tenant_gateway))
+    transport = httpx.ASGITransport(app=http_for(tenant_gateway))
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
         for tool, arguments in [
             ("get_decisions", {"topic": "rag"}),

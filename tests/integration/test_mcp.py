@@ -8,8 +8,8 @@ import pytest
 from fastmcp import Client
 
 from haygate.gateway.loader import Loader
-from haygate.gateway.mcp import build_mcp
 from haygate.gateway.runtime import Gateway
+from tests.conftest import mcp_for
 
 pytestmark = pytest.mark.integration
 
@@ -20,7 +20,7 @@ def envelope(result: Any) -> dict[str, Any]:
 
 
 async def test_tool_schema_is_fully_described(gateway: Gateway) -> None:
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         [tool] = [t for t in await client.list_tools() if t.name == "search_docs"]
     schema = tool.input_schema
     assert schema["required"] == ["query"] and schema["additionalProperties"] is False
@@ -41,7 +41,7 @@ async def test_tool_schema_is_fully_described(gateway: Gateway) -> None:
 
 
 async def test_call_returns_structured_content_matching_output_schema(gateway: Gateway) -> None:
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         [tool] = [t for t in await client.list_tools() if t.name == "search_docs"]
         result = await client.call_tool("search_docs", {"query": "reciprocal rank fusion rrf_k", "max_results": 3})
     data = result.structured_content
@@ -60,13 +60,13 @@ async def test_version_section_and_content_type_filters(gateway: Gateway) -> Non
         "content_type": "mixed",
         "max_results": 20,
     }
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         data = (await client.call_tool("search_docs", args)).structured_content
     assert data["results"]
     assert {r["version"] for r in data["results"]} == {"1.0"}
     assert all(r["section_path"].startswith("filters") for r in data["results"])
     assert data["metadata"]["filters"] == {"version": "1.0", "section_path": "filters"}
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         code_only = (
             await client.call_tool("search_docs", {"query": "install", "content_type": "code"})
         ).structured_content
@@ -74,7 +74,7 @@ async def test_version_section_and_content_type_filters(gateway: Gateway) -> Non
 
 
 async def test_no_match_explains_which_filters_to_relax(gateway: Gateway) -> None:
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         data = (await client.call_tool("search_docs", {"query": "filters", "version": "9.9"})).structured_content
     assert data["results"] == []
     assert "version='9.9'" in data["metadata"]["message"] and "Relax" in data["metadata"]["message"]
@@ -96,7 +96,7 @@ async def test_no_match_explains_which_filters_to_relax(gateway: Gateway) -> Non
 async def test_invalid_arguments_get_validation_error(
     gateway: Gateway, arguments: dict[str, Any], field: str, fragment: str
 ) -> None:
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         result = await client.call_tool("search_docs", arguments, raise_on_error=False)
     error = envelope(result)
     assert error["code"] == "VALIDATION_ERROR"
@@ -107,7 +107,7 @@ async def test_invalid_arguments_get_validation_error(
 
 
 async def test_unknown_tool_is_not_found(gateway: Gateway) -> None:
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         result = await client.call_tool("search_everything", {"query": "x"}, raise_on_error=False)
     assert envelope(result)["code"] == "NOT_FOUND"
 
@@ -119,7 +119,7 @@ async def test_internal_errors_are_masked(gateway: Gateway, monkeypatch: pytest.
         raise RuntimeError("disk I/O error at /secret/path/segment-7")
 
     monkeypatch.setattr(EdgeDocumentStore, "hybrid_search", broken)
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         result = await client.call_tool("search_docs", {"query": "filters"}, raise_on_error=False)
     error = envelope(result)
     assert error["code"] == "INTERNAL_ERROR"
@@ -128,7 +128,7 @@ async def test_internal_errors_are_masked(gateway: Gateway, monkeypatch: pytest.
 
 async def test_missing_collection_answers_with_ingest_hint(loader: Loader) -> None:
     gateway = Gateway.load(loader)
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         result = await client.call_tool("search_docs", {"query": "anything"})
     assert result.structured_content["results"] == []
     assert "haygate ingest docs" in result.structured_content["metadata"]["message"]

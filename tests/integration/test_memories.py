@@ -11,9 +11,9 @@ import pytest
 import qdrant_edge as qe
 from fastmcp import Client
 
-from haygate.gateway.mcp import build_mcp
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import dangling_links
+from tests.conftest import mcp_for
 
 pytestmark = pytest.mark.integration
 
@@ -28,7 +28,7 @@ def tokens(text: str) -> set[int]:
 
 
 async def call(gateway: Gateway, tool: str, arguments: dict[str, Any]) -> Any:
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         return await client.call_tool(tool, arguments, raise_on_error=False)
 
 
@@ -40,7 +40,7 @@ async def ok(gateway: Gateway, tool: str, **arguments: Any) -> dict[str, Any]:
 
 
 async def test_schemas_describe_every_parameter(gateway: Gateway) -> None:
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         tools = {t.name: t for t in await client.list_tools() if t.name in TOOLS}
     assert set(tools) == set(TOOLS)
     for tool in tools.values():
@@ -193,7 +193,7 @@ async def test_rest_returns_exactly_what_mcp_returns(gateway: Gateway, base_url:
         ("memory_fulltext_search", {"keywords": "index"}),
         ("memory_fulltext_search", {"keywords": "migration", "offset": 500}),
     ]
-    async with Client(build_mcp(gateway)) as client, httpx.AsyncClient(base_url=base_url, timeout=60) as http:
+    async with Client(mcp_for(gateway)) as client, httpx.AsyncClient(base_url=base_url, timeout=60) as http:
         for tool, arguments in cases:
             mcp = (await client.call_tool(tool, arguments)).structured_content
             [declared] = [t for t in await client.list_tools() if t.name == tool]

@@ -1,4 +1,5 @@
-"""The ranker inside search_docs: a configured cross-encoder reranks; a broken one stops the server."""
+"""The ranker inside search_docs: a configured cross-encoder reranks; a broken one stops a strict server,
+and is left out (and reported) by any other."""
 
 import shutil
 from pathlib import Path
@@ -51,5 +52,16 @@ def test_unloadable_model_stops_the_server_at_start(
         Gateway.load(loader, files=declared).warm_up()
     monkeypatch.setenv("HAYGATE_HOME", str(home))
     monkeypatch.setenv("HAYGATE_DATA_DIR", str(tmp_path / "data"))
-    assert main(["serve"]) == 2
+    assert main(["serve", "--strict"]) == 2
     assert "cannot load cross-encoder" in capsys.readouterr().err
+
+
+def test_without_strict_the_broken_tool_is_left_out_and_the_others_served(tmp_path: Path) -> None:
+    from haygate.gateway.service import GatewayService
+
+    home = home_with_ranker(tmp_path, "/nonexistent/cross-encoder")
+    service = GatewayService(make_settings(tmp_path / "data", home=home))
+    service.start(background=False)
+    assert service.state == "ready" and "search_docs" not in service.listing() and "search" in service.listing()
+    assert any("cannot load cross-encoder" in p for p in service.health()["problems"])
+    service.close()

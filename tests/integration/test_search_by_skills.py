@@ -7,8 +7,8 @@ import jsonschema
 import pytest
 from fastmcp import Client
 
-from haygate.gateway.mcp import build_mcp
 from haygate.gateway.runtime import Gateway
+from tests.conftest import mcp_for
 
 pytestmark = pytest.mark.integration
 
@@ -21,7 +21,7 @@ ORCHESTRATION_ONLY = "fx-cv-30"  # says only "container orchestration"
 
 
 async def call(gateway: Gateway, arguments: dict[str, Any]) -> Any:
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         return await client.call_tool("search_by_skills", arguments, raise_on_error=False)
 
 
@@ -40,7 +40,7 @@ async def error_of(gateway: Gateway, arguments: dict[str, Any]) -> dict[str, Any
 
 
 async def test_schema_describes_every_parameter(gateway: Gateway) -> None:
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         [tool] = [t for t in await client.list_tools() if t.name == "search_by_skills"]
     schema = tool.input_schema
     assert schema["required"] == ["required_skills"] and schema["additionalProperties"] is False
@@ -55,7 +55,7 @@ async def test_schema_describes_every_parameter(gateway: Gateway) -> None:
 
 async def test_required_skills_match_and_result_has_the_spec_shape(gateway: Gateway) -> None:
     data = await search(gateway, required_skills=["Python", "Machine Learning"], top_k=50)
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         [tool] = [t for t in await client.list_tools() if t.name == "search_by_skills"]
     jsonschema.validate(data, tool.output_schema)
     complete = [c for c in data["candidates"] if not c["missing_skills"]]

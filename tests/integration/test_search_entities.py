@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from haygate.cli import main
 from haygate.errors import HaygateError
 from haygate.gateway.loader import Loader
-from haygate.gateway.mcp import build_mcp
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import ingest_files
 from haygate.settings import Settings
+from tests.conftest import mcp_for
 
 pytestmark = pytest.mark.integration
 
@@ -31,7 +31,7 @@ IOS_AND_KEYBOARD = {"bug:3045", "bug:3075", "bug:3227", "bug:3232"}
 
 
 async def search(gateway: Gateway, **arguments: Any) -> dict[str, Any]:
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         result = await client.call_tool("search", arguments, raise_on_error=False)
     assert result.is_error is False, result.content
     data: dict[str, Any] = result.structured_content
@@ -39,7 +39,7 @@ async def search(gateway: Gateway, **arguments: Any) -> dict[str, Any]:
 
 
 async def error_of(gateway: Gateway, **arguments: Any) -> dict[str, Any]:
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         result = await client.call_tool("search", arguments, raise_on_error=False)
     assert result.is_error is True
     error: dict[str, Any] = json.loads(result.content[0].text)["error"]
@@ -51,7 +51,7 @@ def ids(data: dict[str, Any]) -> set[str]:
 
 
 async def test_results_follow_the_output_schema(gateway: Gateway) -> None:
-    async with Client(build_mcp(gateway)) as client:
+    async with Client(mcp_for(gateway)) as client:
         [tool] = [t for t in await client.list_tools() if t.name == "search"]
         result = await client.call_tool("search", {"query": "borders"})
     jsonschema.validate(result.structured_content, tool.output_schema)

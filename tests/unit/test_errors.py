@@ -45,5 +45,13 @@ def test_public_errors_speak_and_the_rest_is_masked() -> None:
     for hidden in (ConfigurationError("/etc/secret.yaml: bad"), StoreInUseError("held by pid 7"), KeyError("x")):
         status, body = envelope(hidden)
         assert status == 500 and body["error"]["code"] == "INTERNAL_ERROR" and "secret" not in str(body)
-    assert HTTP_STATUS == {"VALIDATION_ERROR": 422, "NOT_FOUND": 404, "UNAUTHORIZED": 401, "INTERNAL_ERROR": 500}
+    assert HTTP_STATUS == {
+        "VALIDATION_ERROR": 422,
+        "NOT_FOUND": 404,
+        "UNAUTHORIZED": 401,
+        "FORBIDDEN": 403,
+        "PAYLOAD_TOO_LARGE": 413,
+        "UNAVAILABLE": 503,
+        "INTERNAL_ERROR": 500,
+    }
     assert issubclass(FilterError, InvalidRequestError)

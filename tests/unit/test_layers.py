@@ -20,9 +20,17 @@ LAYERS = [
     ["haygate.ingest"],
     ["haygate.gateway"],
     ["haygate.evaluation"],
-    ["haygate.cli"],
+    ["haygate.cli", "haygate.commands"],
 ]
-SETTINGS_READERS = {"haygate.gateway.loader", "haygate.evaluation.runner", "haygate.evaluation.tune", "haygate.cli"}
+SETTINGS_READERS = {
+    "haygate.gateway.loader",
+    "haygate.gateway.catalog",
+    "haygate.gateway.service",
+    "haygate.commands",
+    "haygate.evaluation.runner",
+    "haygate.evaluation.tune",
+    "haygate.cli",
+}
 
 
 def layer_of(module: str) -> int:

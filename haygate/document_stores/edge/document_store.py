@@ -99,7 +99,7 @@ class EdgeDocumentStore(HybridDocumentStore):
         self.data_dir = str(data_dir)
         self.embedding_dim = embedding_dim
         self._held = False
-        self._lock = threading.Lock()
+        self._shard_lock = threading.Lock()
 
     @property
     def path(self) -> Path:
@@ -125,7 +125,7 @@ class EdgeDocumentStore(HybridDocumentStore):
     def shard(self) -> qe.EdgeShard:
         """The open shard, shared with every other store of this process on the same path."""
         if not self._held:
-            with self._lock:
+            with self._shard_lock:
                 if not self._held:
                     shard = self._acquire()
                     self._ensure_indexes(shard)
@@ -171,7 +171,7 @@ class EdgeDocumentStore(HybridDocumentStore):
 
     def close(self) -> None:
         """Let go of the shard; the last store holding it flushes and closes it."""
-        with self._lock:
+        with self._shard_lock:
             if not self._held:
                 return
             self._held = False
@@ -187,27 +187,25 @@ class EdgeDocumentStore(HybridDocumentStore):
         """Merge segments and build HNSW; run after bulk loads."""
         return bool(self.shard.optimize())
 
-    # -- DocumentStore protocol ------------------------------------------------------------------
+    # -- what the base class asks of a backend (the lock is held) -------------------------------
+
+    def _consistency_key(self) -> str:
+        return f"edge:{self.path}"
 
     def _readable(self) -> bool:
         """Reads of a collection that was never written answer 'nothing' without creating it."""
         return self._held or self.exists()
 
-    def count_documents(self, filters: dict[str, Any] | None = None) -> int:
+    def _count(self, filters: dict[str, Any] | None) -> int:
         if not self._readable():
             return 0
         return int(self.shard.count(qe.CountRequest(exact=True, filter=self._filter(filters))))
 
-    def filter_documents(self, filters: dict[str, Any] | None = None) -> list[Document]:
-        return list(self._scroll(filters, with_vectors=True))
-
-    def meta_by_filter(self, filters: dict[str, Any] | None) -> list[Document]:
-        return list(self._scroll(filters, with_vectors=False))
-
-    def _scroll(self, filters: dict[str, Any] | None, with_vectors: bool) -> Any:
+    def _scroll(self, filters: dict[str, Any] | None, with_vectors: bool) -> list[Document]:
         if not self._readable():
-            return
+            return []
         condition = self._filter(filters)
+        documents: list[Document] = []
         offset: Any = None
         while True:
             records, offset = self.shard.scroll(
@@ -215,18 +213,11 @@ class EdgeDocumentStore(HybridDocumentStore):
                     offset=offset, limit=_SCROLL_PAGE, filter=condition, with_payload=True, with_vector=with_vectors
                 )
             )
-            for record in records:
-                yield self._to_document(record.payload or {}, record.vector)
+            documents.extend(self._to_document(record.payload or {}, record.vector) for record in records)
             if offset is None:
-                return
+                return documents
 
-    def write_documents(self, documents: list[Document], policy: DuplicatePolicy = DuplicatePolicy.NONE) -> int:
-        for document in documents:
-            if not isinstance(document, Document):
-                msg = f"write_documents expects Documents, got {type(document).__name__}"
-                raise ValueError(msg)
-        if not documents:
-            return 0
+    def _write(self, documents: list[Document], policy: DuplicatePolicy) -> int:
         policy = DuplicatePolicy.FAIL if policy == DuplicatePolicy.NONE else policy
         unique = {d.id: d for d in documents}
         if policy in (DuplicatePolicy.FAIL, DuplicatePolicy.SKIP):
@@ -240,19 +231,16 @@ class EdgeDocumentStore(HybridDocumentStore):
             self.shard.update(qe.UpdateOperation.upsert_points(points))
         return len(points)
 
-    def delete_documents(self, document_ids: list[str]) -> None:
-        if document_ids:
-            self.shard.update(qe.UpdateOperation.delete_points([convert_id(i) for i in document_ids]))
+    def _delete_ids(self, document_ids: list[str]) -> None:
+        self.shard.update(qe.UpdateOperation.delete_points([convert_id(i) for i in document_ids]))
 
-    def delete_by_filter(self, filters: dict[str, Any]) -> int:
+    def _delete_filter(self, filters: dict[str, Any]) -> None:
         condition = self._filter(filters)
-        if condition is None:
-            msg = "delete_by_filter needs a filter; refusing to delete the whole collection"
-            raise ValueError(msg)
-        count = self.count_documents(filters)
-        if count:
-            self.shard.update(qe.UpdateOperation.delete_points_by_filter(condition))
-        return count
+        assert condition is not None  # the base class refuses an empty filter
+        self.shard.update(qe.UpdateOperation.delete_points_by_filter(condition))
+
+    def _make_durable(self) -> None:
+        self.shard.flush()
 
     def _filter(self, filters: dict[str, Any] | None) -> qe.Filter | None:
         return convert_filters(filters, self._bool_ids)

@@ -11,6 +11,7 @@ from typing import Any
 
 from haystack import Document, default_to_dict
 from haystack.dataclasses import SparseEmbedding
+from haystack.document_stores.types import DuplicatePolicy
 from haystack.utils import Secret
 from haystack_integrations.document_stores.qdrant import QdrantDocumentStore
 from qdrant_client.http import models as rest
@@ -124,17 +125,35 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         """A server optimizes in the background; nothing to do here."""
         return False
 
-    def count_documents(self, filters: dict[str, Any] | None = None) -> int:  # type: ignore[override]
+    # The DocumentStore protocol comes from HybridDocumentStore (locks, batches), not from qdrant-haystack.
+    count_documents = HybridDocumentStore.count_documents  # type: ignore[assignment]
+    filter_documents = HybridDocumentStore.filter_documents  # type: ignore[assignment]
+    write_documents = HybridDocumentStore.write_documents  # type: ignore[assignment]
+    delete_documents = HybridDocumentStore.delete_documents  # type: ignore[assignment]
+    delete_by_filter = HybridDocumentStore.delete_by_filter  # type: ignore[assignment]
+
+    def _consistency_key(self) -> str:
+        return f"server:{self.server_url}/{self.collection}"
+
+    def _count(self, filters: dict[str, Any] | None) -> int:
         if not self.exists():
             return 0
         result = self._connected().count(self.index, count_filter=convert_filters(filters), exact=True)
         return int(result.count)
 
-    def filter_documents(self, filters: dict[str, Any] | None = None) -> list[Document]:  # type: ignore[override]
-        return self._scroll(filters, with_vectors=True)
+    def _write(self, documents: list[Document], policy: DuplicatePolicy) -> int:
+        return int(QdrantDocumentStore.write_documents(self, documents, policy))
 
-    def meta_by_filter(self, filters: dict[str, Any] | None) -> list[Document]:
-        return self._scroll(filters, with_vectors=False)
+    def _delete_ids(self, document_ids: list[str]) -> None:
+        QdrantDocumentStore.delete_documents(self, document_ids)
+
+    def _delete_filter(self, filters: dict[str, Any]) -> None:
+        condition = convert_filters(filters)
+        assert condition is not None  # the base class refuses an empty filter
+        self._connected().delete(self.index, points_selector=rest.FilterSelector(filter=condition), wait=True)
+
+    def _make_durable(self) -> None:
+        """Writes wait for the server's acknowledgement (qdrant-haystack's `wait_result_from_api`)."""
 
     def _scroll(self, filters: dict[str, Any] | None, with_vectors: bool) -> list[Document]:
         if not self.exists():
@@ -163,16 +182,6 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
                 documents.append(document)
             if offset is None:
                 return documents
-
-    def delete_by_filter(self, filters: dict[str, Any]) -> int:  # type: ignore[override]
-        condition = convert_filters(filters)
-        if condition is None:
-            msg = "delete_by_filter needs a filter; refusing to delete the whole collection"
-            raise ValueError(msg)
-        count = self.count_documents(filters)
-        if count:
-            self._connected().delete(self.index, points_selector=rest.FilterSelector(filter=condition), wait=True)
-        return count
 
     def _query_batch(self, query: HybridQuery, requests: list[RankedList]) -> list[list[ScoredPoint]]:
         condition = convert_filters(query.filters)

@@ -82,7 +82,7 @@ def test_a_fixed_argument_cannot_also_be_a_parameter(tmp_path: Path) -> None:
 def test_the_declaration_and_the_pipeline_must_agree(loader: Loader, tmp_path: Path, change, fragment: str) -> None:  # type: ignore[no-untyped-def]
     source = search_docs()
     change(source)
-    _, problems = load_tools(loader, [declaration_file(tmp_path, source)])
+    _, problems = load_tools(loader, [declaration_file(tmp_path, source)], include_hidden=True)
     assert len(problems) == 1 and fragment in problems[0], problems
 
 

@@ -1,0 +1,190 @@
+"""What the `haygate` commands other than `serve` do. Imported when one of them runs: they need Haystack,
+and `serve` answers before Haystack has loaded."""
+
+import argparse
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+from haygate.gateway.catalog import load_catalog
+from haygate.gateway.client import ServerClient, local_server
+from haygate.gateway.loader import Loader
+from haygate.gateway.runtime import Gateway, load_tools
+from haygate.ingest.extract import write_extractions
+from haygate.ingest.indexer import IngestReport, Refusal, delete_records, ingest_files, sample_files
+from haygate.ingest.readers import read_records
+from haygate.settings import Settings
+
+logger = logging.getLogger("haygate")
+
+EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
+REQUEST_RECORDS = 256  # records per write request when going through a server
+
+
+def server_for(args: argparse.Namespace, settings: Settings) -> ServerClient | None:
+    """The server to go through: `--server URL`, or the local one that holds the data dir, if any."""
+    if getattr(args, "server", None):
+        return ServerClient(args.server, token=settings.token)
+    client = local_server(settings.data_dir)
+    if client is not None:
+        logger.info("a haygate server holds %s: going through it (%s)", settings.data_dir, client.where)
+    return client
+
+
+def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    if args.samples:
+        jobs = sample_files(settings.home / "samples", settings.collections_dir)
+    elif args.collection and args.files:
+        jobs = {args.collection: list(args.files)}
+    else:
+        print("error: give COLLECTION FILE... or --samples", file=sys.stderr)
+        return EXIT_CONFIG
+    failed = False
+    client = server_for(args, settings)
+    with Loader(settings) as loader:
+        for collection, files in jobs.items():
+            if client is not None:
+                report = ingest_through(client, collection, files, progress=not args.no_progress)
+            else:
+                report = ingest_files(loader.collection(collection), files, progress=not args.no_progress)
+            for problem in report.errors:
+                print(f"rejected {problem}", file=sys.stderr)
+            for warning in report.warnings:
+                print(f"warning: {warning}", file=sys.stderr)
+            print(report.summary(), file=sys.stderr)
+            failed = failed or bool(report.errors)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def ingest_through(client: ServerClient, collection: str, files: list[Path], progress: bool) -> IngestReport:
+    """The files' records, read here and written by the server in batches; refusals keep their file:line."""
+    report = IngestReport(collection)
+    records = [record for path in files for record in read_records(path)]
+    with tqdm(total=len(records), unit="rec", desc=f"ingest {collection}", disable=not progress) as bar:
+        for start in range(0, len(records), REQUEST_RECORDS):
+            batch = records[start : start + REQUEST_RECORDS]
+            sendable = [r for r in batch if r.data is not None and not r.error]
+            for record in batch:
+                if record.data is None or record.error:
+                    report.refused.append(Refusal(record.where, start, record.error or "no data"))
+            report.records += len(batch)
+            if sendable:
+                answer = client.upsert(collection, [r.data for r in sendable])
+                report.added += answer["added"]
+                report.updated += answer["updated"]
+                report.unchanged += answer["unchanged"]
+                report.refused += [
+                    Refusal(sendable[r["index"]].where, r["index"], r["reason"]) for r in answer["refused"]
+                ]
+                report.warnings = answer.get("warnings") or report.warnings
+            bar.update(len(batch))
+    return report
+
+
+def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
+    if not args.source.is_file():
+        print(f"error: {args.source}: no such file", file=sys.stderr)
+        return EXIT_FAILED
+    counts = write_extractions(args.source, args.out, args.project)
+    print(json.dumps({"out": str(args.out), "extractions": dict(sorted(counts.items()))}))
+    print(f"ingest them with: haygate ingest knowledge {args.out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_optimize(args: argparse.Namespace, settings: Settings) -> int:
+    with Loader(settings) as loader:
+        store = loader.store(args.collection)  # an unknown collection is an error, not an empty store
+        if not store.exists():
+            print(f"error: collection '{args.collection}' is empty; ingest it first", file=sys.stderr)
+            return EXIT_FAILED
+        started = time.perf_counter()
+        store.optimize()
+        print(f"{args.collection}: optimized {store.count_documents()} points in {time.perf_counter() - started:.1f} s")
+    return EXIT_OK
+
+
+def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
+    client = server_for(args, settings)
+    if client is not None:
+        answer = client.delete(args.collection, args.ids)
+        points, missing = answer["points"], answer["missing"]
+    else:
+        with Loader(settings) as loader:
+            store = loader.store(args.collection)
+            with store.batch():
+                points, missing = delete_records(store, args.ids)
+    print(f"{args.collection}: deleted {len(args.ids) - len(missing)} record(s), {points} point(s)", file=sys.stderr)
+    if missing:
+        print(f"error: not found in '{args.collection}': {', '.join(missing)}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
+    """Every declaration is built and checked, served here or not (a hidden tool says why)."""
+    with Loader(settings) as loader:
+        runtimes, problems = load_tools(loader, args.files or None, include_hidden=True)
+        hidden = load_catalog(settings, args.files or None).hidden
+    for name in sorted(runtimes):
+        note = f"  (not served here: {hidden[name]})" if name in hidden else ""
+        print(f"ok  {name}  ({runtimes[name].declaration.source_file}){note}")
+    for problem in problems:
+        print(f"ERR {problem}")
+    return EXIT_CONFIG if problems else EXIT_OK
+
+
+def cmd_call(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        arguments = json.loads(args.arguments)
+    except json.JSONDecodeError as error:
+        print(f"error: --json is not valid JSON: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    client = server_for(args, settings)
+    if client is not None:
+        result = client.call(args.tool, arguments)
+    else:
+        with Loader(settings) as loader:
+            result = Gateway.load(loader).call(args.tool, arguments)
+    print(json.dumps(result, indent=2, default=str))
+    return EXIT_OK
+
+
+def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    # Evaluation pulls in ranx (numba) and scipy; other commands should not wait for them.
+    from haygate.evaluation.datasets import load_dataset
+    from haygate.evaluation.report import write_report
+    from haygate.evaluation.runner import DEFAULT_METRICS, evaluate_variants
+
+    dataset = load_dataset(args.dataset, args.split)
+    results, comparisons = evaluate_variants(
+        settings, dataset, args.pipeline, [*DEFAULT_METRICS, *args.metric], progress=not args.no_progress
+    )
+    write_report(args.out, dataset, results, comparisons)
+    print((args.out / "report.md").read_text())
+    print(f"wrote {args.out}/report.json, report.md, plot.png and runs/*.trec", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_tune(args: argparse.Namespace, settings: Settings) -> int:
+    from haygate.evaluation.datasets import load_dataset
+    from haygate.evaluation.tune import tune
+
+    dataset = load_dataset(args.dataset, args.split)
+    validate = load_dataset(args.dataset, args.validate_split) if args.validate_split else None
+    summary = tune(
+        settings,
+        dataset,
+        args.pipeline,
+        args.grid,
+        args.out,
+        objective=args.objective,
+        validate=validate,
+        progress=not args.no_progress,
+    )
+    print((args.out / "tune.md").read_text())
+    print(f"best pipeline: {summary['best']['pipeline']}", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,260 @@
+"""The running gateway: answers at once, loads in the background, reloads while serving, takes writes.
+
+- **Fast start.** The catalog (declarations only, no Haystack) is read at once, so `initialize` and
+  `tools/list` are answered while the pipelines and models load in a background thread. A call that comes
+  before they are ready waits for them, up to `HAYGATE_STARTUP_TIMEOUT`, then gets `UNAVAILABLE`.
+- **Generations.** What serves calls is one generation: a loader, its gateway and its writer. A reload
+  builds and warms a new one from the changed YAML and swaps it in at once; calls already running finish on
+  the old one, which is closed when its last call ends. A change with any problem is not swapped in: the
+  old tools keep serving, and the problems are logged with their file and component.
+- **Listeners** hear when the served tool set changes (the MCP layer tells connected clients).
+"""
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+
+from haygate.errors import ConfigurationError, NotFoundError, UnavailableError
+from haygate.gateway.catalog import Catalog, load_catalog
+from haygate.gateway.declarations import ToolDeclaration
+from haygate.settings import Settings
+
+if TYPE_CHECKING:
+    from haygate.gateway.runtime import Gateway
+
+logger = logging.getLogger(__name__)
+
+State = Literal["starting", "ready", "failed"]
+
+
+@dataclass
+class Generation:
+    """One built tool set; closed (its stores released) once retired and its last call has ended."""
+
+    gateway: "Gateway"
+    inflight: int = 0
+    retired: bool = False
+    _guard: threading.Lock = field(default_factory=threading.Lock)
+
+    def enter(self) -> None:
+        with self._guard:
+            self.inflight += 1
+
+    def leave(self) -> None:
+        with self._guard:
+            self.inflight -= 1
+            done = self.retired and self.inflight == 0
+        if done:
+            self.gateway.loader.close()
+
+    def retire(self) -> None:
+        with self._guard:
+            self.retired = True
+            done = self.inflight == 0
+        if done:
+            self.gateway.loader.close()
+
+
+@dataclass
+class ReloadResult:
+    swapped: bool
+    tools: list[str]
+    problems: list[str]
+
+
+class GatewayService:
+    def __init__(self, settings: Settings, strict: bool = False, torch_threads: int | None = None) -> None:
+        """
+        :param strict: any configuration problem (a bad declaration, a model that does not load) stops the
+            server; otherwise a broken tool is left out, reported, and every other tool is served.
+        :param torch_threads: intra-op threads per query; on a busy 2-core machine, two spinning threads
+            cost 10x in latency, so `haygate serve` uses one.
+        """
+        self.settings = settings
+        self.strict = strict
+        self.torch_threads = torch_threads
+        self.catalog: Catalog = load_catalog(settings)
+        if self.catalog.problems and strict:
+            msg = "invalid configuration:\n" + "\n".join(f"- {p}" for p in self.catalog.problems)
+            raise ConfigurationError(msg, {"problems": self.catalog.problems})
+        self.state: State = "starting"
+        self.failure: str | None = None
+        self.problems: list[str] = list(self.catalog.problems)
+        self._generation: Generation | None = None
+        self._ready = threading.Event()
+        self._reload_lock = threading.Lock()
+        self._listeners: list[Callable[[], None]] = []
+        self.started_at = time.monotonic()
+
+    @classmethod
+    def serving(cls, gateway: "Gateway") -> "GatewayService":
+        """A ready service around a gateway built elsewhere (tests, `haygate call`): no background build."""
+        service = cls(gateway.loader.settings)
+        service._generation = Generation(gateway)
+        service.problems = list(gateway.problems)
+        service.state = "ready"
+        service._ready.set()
+        return service
+
+    # -- what is served --------------------------------------------------------------------------
+
+    def listing(self) -> dict[str, ToolDeclaration]:
+        """The tools served now: the catalog's while starting, then the ones that were built."""
+        generation = self._generation
+        if generation is None:
+            return self.catalog.served
+        return {name: runtime.declaration for name, runtime in generation.gateway.tools.items()}
+
+    def on_tools_changed(self, listener: Callable[[], None]) -> None:
+        self._listeners.append(listener)
+
+    def _tools_changed(self) -> None:
+        for listener in self._listeners:
+            try:
+                listener()
+            except Exception:
+                logger.exception("a tools-changed listener failed")
+
+    def health(self) -> dict[str, Any]:
+        from haygate import __version__
+
+        return {
+            "status": self.state,
+            "version": __version__,
+            "tools": sorted(self.listing()),
+            "problems": self.problems,
+            "uptime_s": round(time.monotonic() - self.started_at, 1),
+        }
+
+    # -- starting --------------------------------------------------------------------------------
+
+    def start(self, background: bool = True) -> None:
+        """Build the first generation, in the background (the server answers meanwhile) or now. Failing
+        now is a ConfigurationError: that is how `serve --strict` refuses to serve a broken configuration."""
+        if background:
+            threading.Thread(target=self._start, name="haygate-warm-up", daemon=True).start()
+            return
+        self._start()
+        if self.state == "failed":
+            raise ConfigurationError(self.failure or "the tools could not be built")
+
+    def _start(self) -> None:
+        try:
+            generation = self._build()
+        except Exception as error:
+            self.failure = getattr(error, "message", None) or f"{type(error).__name__}: {error}"
+            self.state = "failed"
+            logger.error("haygate cannot serve: %s", self.failure)
+            self._ready.set()
+            return
+        self._generation = generation
+        self.state = "ready"
+        self._ready.set()
+        logger.info("ready: %d tool(s) in %.1f s", len(generation.gateway.tools), time.monotonic() - self.started_at)
+        if set(self.listing()) != set(self.catalog.served):
+            self._tools_changed()  # a tool was left out while loading
+
+    def _build(self, strict: bool | None = None) -> Generation:
+        # Deferred on purpose: Haystack, torch and the models load here, after the server already answers.
+        from haygate.gateway.loader import Loader
+        from haygate.gateway.runtime import Gateway
+
+        strict = self.strict if strict is None else strict
+        if self.torch_threads is not None:
+            import torch
+
+            torch.set_num_threads(self.torch_threads)
+        loader = Loader(self.settings)
+        try:
+            gateway = Gateway.load(loader, strict=strict)
+            gateway.warm_up(strict=strict)
+        except BaseException:
+            loader.close()
+            raise
+        self.problems = list(gateway.problems)
+        return Generation(gateway)
+
+    def wait_ready(self, timeout: float | None = None) -> Generation:
+        """The serving generation; waits while starting, then UNAVAILABLE with a retry hint."""
+        limit = self.settings.startup_timeout if timeout is None else timeout
+        if not self._ready.wait(limit):
+            msg = "haygate is starting (loading pipelines and models); retry in a few seconds"
+            raise UnavailableError(msg, {"retry_after": 5, "status": self.state})
+        if self._generation is None:
+            msg = f"haygate could not start its tools: {self.failure}"
+            raise UnavailableError(msg, {"status": self.state})
+        return self._generation
+
+    async def ready_generation(self) -> Generation:
+        return await anyio.to_thread.run_sync(self.wait_ready)
+
+    # -- serving ---------------------------------------------------------------------------------
+
+    async def call(self, name: str, arguments: Any) -> dict[str, Any]:
+        if name not in self.listing():
+            available = sorted(self.listing())
+            msg = f"unknown tool '{name}'; available: {', '.join(available)}"
+            raise NotFoundError(msg, {"tool": name, "available": available})
+        generation = await self.ready_generation()
+        generation.enter()
+        try:
+            return await generation.gateway.call_async(name, arguments)
+        finally:
+            generation.leave()
+
+    async def write(self, work: Callable[["Gateway"], dict[str, Any]]) -> dict[str, Any]:
+        """Run a write (`lambda gateway: gateway.writer.upsert(...)`) on the serving generation."""
+        generation = await self.ready_generation()
+        generation.enter()
+        try:
+            return await anyio.to_thread.run_sync(work, generation.gateway)
+        finally:
+            generation.leave()
+
+    # -- reloading -------------------------------------------------------------------------------
+
+    def reload(self) -> ReloadResult:
+        """Rebuild from the YAML as it is now; swap only if every tool builds and warms up."""
+        with self._reload_lock:
+            catalog = load_catalog(self.settings)
+            problems = list(catalog.problems)
+            generation: Generation | None = None
+            if not problems:
+                try:
+                    generation = self._build(strict=True)
+                except ConfigurationError as error:
+                    problems = list(error.details.get("problems") or [error.message])
+            current = sorted(self.listing())
+            if generation is None:
+                for problem in problems:
+                    logger.error("reload refused, the old tools keep serving: %s", problem)
+                return ReloadResult(False, current, problems)
+            old, self._generation, self.catalog = self._generation, generation, catalog
+            self.problems, self.state = [], "ready"
+            self._ready.set()
+            if old is not None:
+                old.retire()
+            logger.info("reloaded: %s", ", ".join(sorted(self.listing())))
+            self._tools_changed()
+            return ReloadResult(True, sorted(self.listing()), [])
+
+    async def watch(self) -> None:
+        """Reload when a file under configs/ or pipelines/ changes (after the first start)."""
+        import watchfiles
+
+        folders = [self.settings.home / "configs", self.settings.pipelines_dir]
+        async for changes in watchfiles.awatch(*folders, debounce=400, step=100):
+            if not self._ready.is_set():
+                continue  # the first build will read the files as they are now
+            logger.info("configuration changed (%d file(s)); reloading", len(changes))
+            await anyio.to_thread.run_sync(self.reload)
+
+    def close(self) -> None:
+        generation, self._generation = self._generation, None
+        if generation is not None:
+            generation.retire()

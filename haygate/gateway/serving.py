@@ -1,0 +1,109 @@
+"""Running the server: MCP over stdio or HTTP, the local API on a Unix socket, reloads, signals.
+
+Everything runs in one event loop: the public transport, the local API the `haygate` command uses while
+the server holds the data dir, and the watcher that reloads on YAML changes. SIGHUP reloads; SIGINT and
+SIGTERM stop cleanly (the endpoint file is removed, the shards are flushed and closed).
+"""
+
+import contextlib
+import logging
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Literal
+
+import anyio
+import uvicorn
+
+from haygate.errors import StoreInUseError
+from haygate.gateway.endpoint import Endpoint, read_endpoint, remove_endpoint, socket_path, write_endpoint
+from haygate.gateway.http import LOOPBACK, build_http_app, build_local_app
+from haygate.gateway.mcp import build_mcp
+from haygate.gateway.service import GatewayService
+
+logger = logging.getLogger(__name__)
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its own signal handling: this module handles signals for every server at once."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def claim_data_dir(data_dir: Path) -> None:
+    """One server per data dir: a second one would fight the first for every shard."""
+    running = read_endpoint(data_dir)
+    if running is not None:
+        where = running.url or f"unix:{running.socket}"
+        msg = f"a haygate server (pid {running.pid}) already serves {data_dir} at {where}; use it, or stop it first"
+        raise StoreInUseError(msg, {"pid": running.pid})
+
+
+def serve(
+    service: GatewayService,
+    transport: Literal["stdio", "http"],
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    token: str | None = None,
+) -> None:
+    anyio.run(_serve, service, transport, host, port, token)
+
+
+async def _serve(
+    service: GatewayService, transport: Literal["stdio", "http"], host: str, port: int, token: str | None
+) -> None:
+    settings = service.settings
+    data_dir = Path(settings.data_dir)
+    claim_data_dir(data_dir)
+    local_socket = socket_path(data_dir)
+    local_socket.unlink(missing_ok=True)
+    local = _Server(
+        uvicorn.Config(build_local_app(service), uds=str(local_socket), log_level="warning", lifespan="off")
+    )
+    public: _Server | None = None
+    if transport == "http":
+        if not token and host not in LOOPBACK:
+            logger.warning("binding %s without HAYGATE_TOKEN: anyone who can reach this port can call every tool", host)
+        public = _Server(
+            uvicorn.Config(build_http_app(service, token, host), host=host, port=port, log_level="warning")
+        )
+    url = f"http://{host}:{port}" if public is not None else None
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(local.serve)
+            tasks.start_soon(_handle_signals, service, tasks.cancel_scope, [s for s in (local, public) if s])
+            if settings.watch:
+                tasks.start_soon(service.watch)
+            while not local.started:
+                await anyio.sleep(0.01)
+            os.chmod(local_socket, 0o600)
+            write_endpoint(data_dir, Endpoint(os.getpid(), str(local_socket), url))
+            if public is not None:
+                auth = "bearer token required" if token else "no token (set HAYGATE_TOKEN to require one)"
+                logger.info("MCP at %s/mcp, REST at /api/tools/{name}; %s", url, auth)
+                await public.serve()
+            else:
+                await build_mcp(service).run_stdio_async(show_banner=False)
+            tasks.cancel_scope.cancel()
+    finally:
+        remove_endpoint(data_dir, os.getpid())
+        local_socket.unlink(missing_ok=True)
+        service.close()
+
+
+async def _handle_signals(service: GatewayService, scope: anyio.CancelScope, servers: list[_Server]) -> None:
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
+        async for received in signals:
+            if received == signal.SIGHUP:
+                logger.info("SIGHUP: reloading")
+                await anyio.to_thread.run_sync(service.reload)
+                continue
+            logger.info("stopping (%s)", signal.Signals(received).name)
+            for server in servers:
+                server.should_exit = True
+            await anyio.sleep(0.5)  # let the servers finish their requests, then stop everything
+            scope.cancel()
+            return

@@ -1,0 +1,74 @@
+"""Writes through a running gateway: records upserted or deleted by id, with the collection's own ingest.
+
+The same mapping, change detection and indexing pipeline as `haygate ingest`, so a record written here is
+the record the CLI would have written. Writes to one collection are serialised; each request's records
+become visible together and durably (`store.batch()`) before the answer says what happened to each.
+"""
+
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from haygate.errors import InvalidRequestError
+from haygate.gateway.loader import Loader
+from haygate.ingest.indexer import Collection, IngestReport, delete_records, ingest_records
+from haygate.ingest.readers import SourceRecord
+
+
+def report_dict(report: IngestReport) -> dict[str, Any]:
+    return {
+        "collection": report.collection,
+        "records": report.records,
+        "added": report.added,
+        "updated": report.updated,
+        "unchanged": report.unchanged,
+        "refused": [{"index": r.index, "where": r.where, "reason": r.reason} for r in report.refused],
+        "warnings": report.warnings,
+    }
+
+
+class Writer:
+    """Upserts and deletes for every collection a loader knows."""
+
+    def __init__(self, loader: Loader) -> None:
+        self.loader = loader
+        self._collections: dict[str, Collection] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def _collection(self, name: str) -> tuple[Collection, threading.Lock]:
+        with self._guard:
+            if name not in self._collections:
+                collection = self.loader.collection(name)  # NotFoundError lists the declared ones
+                collection.indexing.warm_up()
+                self._collections[name] = collection
+                self._locks[name] = threading.Lock()
+            return self._collections[name], self._locks[name]
+
+    def upsert(self, collection: str, records: Iterable[Any], source: str = "request") -> dict[str, Any]:
+        """Each record is a JSON object, mapped as the collection declares; `source` names them in reasons."""
+        target, lock = self._collection(collection)
+        items = [
+            SourceRecord(source, number, record)
+            if isinstance(record, dict)
+            else SourceRecord(source, number, None, f"expected a JSON object, got {type(record).__name__}")
+            for number, record in enumerate(records, start=1)
+        ]
+        with lock:
+            report = ingest_records(target, items)
+        return report_dict(report)
+
+    def delete(self, collection: str, ids: list[str]) -> dict[str, Any]:
+        """Delete records, all their chunks, by record id; ids that are not there are listed, not an error."""
+        if not ids or not all(isinstance(i, str) and i for i in ids):
+            raise InvalidRequestError("ids must be a non-empty list of record ids (strings)", {"field": "ids"})
+        target, lock = self._collection(collection)
+        with lock, target.store.batch():
+            points, missing = delete_records(target.store, ids)
+        return {"collection": collection, "deleted": len(ids) - len(missing), "points": points, "missing": missing}
+
+    def perform(self, action: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """A declared action tool's call (`upsert_records`, `delete_records`)."""
+        if action == "upsert_records":
+            return self.upsert(arguments["collection"], arguments["records"])
+        return self.delete(arguments["collection"], arguments["ids"])
