@@ -248,7 +248,8 @@ class GatewayService:
         import watchfiles
 
         folders = [self.settings.home / "configs", self.settings.pipelines_dir]
-        async for changes in watchfiles.awatch(*folders, debounce=400, step=100):
+        # A short rust_timeout: the watcher thread notices a stop (shutdown) within 0.2 s.
+        async for changes in watchfiles.awatch(*folders, debounce=400, step=100, rust_timeout=200):
             if not self._ready.is_set():
                 continue  # the first build will read the files as they are now
             logger.info("configuration changed (%d file(s)); reloading", len(changes))

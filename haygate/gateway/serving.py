@@ -103,7 +103,7 @@ async def _handle_signals(service: GatewayService, scope: anyio.CancelScope, ser
                 continue
             logger.info("stopping (%s)", signal.Signals(received).name)
             for server in servers:
-                server.should_exit = True
-            await anyio.sleep(0.5)  # let the servers finish their requests, then stop everything
-            scope.cancel()
+                server.should_exit = True  # the public server finishes its requests, then `_serve` ends
+            if len(servers) == 1:
+                scope.cancel()  # stdio: nothing to finish
             return

@@ -56,12 +56,12 @@ async def test_rest_error_codes(base_url: str) -> None:
 async def test_health_and_openapi(gateway: Gateway, base_url: str) -> None:
     async with httpx.AsyncClient(base_url=base_url) as http:
         health = (await http.get("/health")).json()
-        assert health["status"] == "ok" and health["tools"] == sorted(gateway.tools)
+        assert health["status"] == "ready" and health["tools"] == sorted(gateway.tools)
         spec = (await http.get("/openapi.json")).json()
     operation = spec["paths"]["/api/tools/search_docs"]["post"]
     schema = operation["requestBody"]["content"]["application/json"]["schema"]
     assert schema["properties"]["max_results"]["maximum"] == 50
-    assert set(operation["responses"]) == {"200", "422", "404", "500"}
+    assert set(operation["responses"]) == {"200", "422", "404", "503", "500"}
 
 
 async def test_mcp_over_streamable_http(gateway: Gateway, base_url: str) -> None:
