@@ -27,6 +27,7 @@ from haygate.errors import (
 )
 from haygate.gateway.mcp import build_mcp
 from haygate.gateway.service import GatewayService
+from haygate.ingest.readers import SourceRecord, as_source_record, parse_jsonl
 
 PUBLIC_PATHS = ("/health",)
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -53,23 +54,15 @@ async def json_body(request: Request) -> Any:
         raise InvalidRequestError(msg) from None
 
 
-async def records_body(request: Request) -> list[Any]:
+async def records_body(request: Request) -> list[SourceRecord]:
     """A JSON array of records, or JSONL (one record per line; a line that is not JSON is refused alone)."""
     raw = (await request.body()).decode("utf-8", errors="replace")
     if raw.lstrip().startswith("["):
-        records = json.loads(raw) if raw.strip() else []
+        records = json.loads(raw)
         if not isinstance(records, list):
             raise InvalidRequestError("the body must be a JSON array of records, or JSONL")
-        return records
-    records = []
-    for number, line in enumerate(raw.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as error:
-            records.append(f"line {number}: invalid JSON: {error.msg} at column {error.colno}")
-    return records
+        return [as_source_record("request", number, record) for number, record in enumerate(records, start=1)]
+    return list(parse_jsonl(raw.splitlines(), "request"))
 
 
 def rest_routes(service: GatewayService, writes_allowed: bool) -> list[Route]:

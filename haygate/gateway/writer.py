@@ -12,7 +12,7 @@ from typing import Any
 from haygate.errors import InvalidRequestError
 from haygate.gateway.loader import Loader
 from haygate.ingest.indexer import Collection, IngestReport, delete_records, ingest_records
-from haygate.ingest.readers import SourceRecord
+from haygate.ingest.readers import SourceRecord, as_source_record
 
 
 def report_dict(report: IngestReport) -> dict[str, Any]:
@@ -46,12 +46,11 @@ class Writer:
             return self._collections[name], self._locks[name]
 
     def upsert(self, collection: str, records: Iterable[Any], source: str = "request") -> dict[str, Any]:
-        """Each record is a JSON object, mapped as the collection declares; `source` names them in reasons."""
+        """Each record is a JSON object (or a SourceRecord already read), mapped as the collection declares;
+        `source` names them in reasons."""
         target, lock = self._collection(collection)
         items = [
-            SourceRecord(source, number, record)
-            if isinstance(record, dict)
-            else SourceRecord(source, number, None, f"expected a JSON object, got {type(record).__name__}")
+            record if isinstance(record, SourceRecord) else as_source_record(source, number, record)
             for number, record in enumerate(records, start=1)
         ]
         with lock:

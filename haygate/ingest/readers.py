@@ -3,7 +3,7 @@ record is reported precisely while the good ones still land."""
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,13 @@ class SourceRecord:
     @property
     def where(self) -> str:
         return f"{self.file}:{self.line}"
+
+
+def as_source_record(file: str, line: int, record: Any) -> SourceRecord:
+    """A decoded JSON value as a record: objects are records, anything else is refused with its type."""
+    if isinstance(record, dict):
+        return SourceRecord(file, line, record)
+    return SourceRecord(file, line, None, f"expected a JSON object, got {type(record).__name__}")
 
 
 def read_records(path: Path) -> Iterator[SourceRecord]:
@@ -50,18 +57,20 @@ def count_records(path: Path) -> int:
 
 def _read_jsonl(path: Path) -> Iterator[SourceRecord]:
     with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as error:
-                yield SourceRecord(str(path), number, None, f"invalid JSON: {error.msg} at column {error.colno}")
-                continue
-            if not isinstance(data, dict):
-                yield SourceRecord(str(path), number, None, f"expected a JSON object, got {type(data).__name__}")
-                continue
-            yield SourceRecord(str(path), number, data)
+        yield from parse_jsonl(handle, str(path))
+
+
+def parse_jsonl(lines: Iterable[str], file: str) -> Iterator[SourceRecord]:
+    """One record per non-blank line; a line that is not a JSON object is refused alone, by its number."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as error:
+            yield SourceRecord(file, number, None, f"invalid JSON: {error.msg} at column {error.colno}")
+            continue
+        yield as_source_record(file, number, data)
 
 
 def _read_csv(path: Path) -> Iterator[SourceRecord]:

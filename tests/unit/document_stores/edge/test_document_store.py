@@ -200,3 +200,41 @@ class TestEdgeDocumentStore:
         )
         assert summed[0].document.id == "d4" and summed[0].fused_score > 5.0  # 5 x sparse + text
         store.close()
+
+
+class TestBatches:
+    def test_a_batch_becomes_visible_at_once_when_it_ends(self, tmp_path: Path) -> None:
+        store, reader = make_store(tmp_path), make_store(tmp_path)
+        store.write_documents([doc(1)])
+        with store.batch():
+            store.delete_by_filter({"field": "id", "operator": "==", "value": "d1"})
+            store.write_documents([doc(2), doc(3)])
+            seen = sorted(d.id for d in reader.filter_documents())  # another reader, mid-batch
+            assert seen == ["d1"]
+        assert sorted(d.id for d in reader.filter_documents()) == ["d2", "d3"]
+        store.close()
+        reader.close()
+
+    def test_a_failed_batch_writes_nothing(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        with pytest.raises(RuntimeError), store.batch():
+            store.write_documents([doc(1)])
+            raise RuntimeError("the pipeline failed")
+        assert store.count_documents() == 0
+        store.close()
+
+    def test_readers_wait_for_a_writer_not_the_other_way(self, tmp_path: Path) -> None:
+        import threading
+
+        store = make_store(tmp_path)
+        store.write_documents([doc(1)])
+        counts: list[int] = []
+        with store._lock.writing():  # a batch being applied
+            reader = threading.Thread(target=lambda: counts.append(store.count_documents()))
+            reader.start()
+            reader.join(timeout=0.2)
+            assert reader.is_alive() and counts == []  # it waits...
+            store._write([doc(2)], DuplicatePolicy.OVERWRITE)
+        reader.join(timeout=5)
+        assert counts == [2]  # ...and sees the whole write
+        store.close()

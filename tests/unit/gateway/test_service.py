@@ -1,0 +1,127 @@
+"""The running gateway: served at once from the catalog, built in the background, reloaded while serving,
+written to. On a home whose only tools are `search` (no model runs) and the admin tools."""
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+import yaml
+
+from haygate.errors import InvalidRequestError, NotFoundError, UnavailableError
+from haygate.gateway.service import GatewayService
+from haygate.settings import Settings
+from tests.conftest import PROJECT, make_settings
+
+ENTITY = {"entity_type": "bug", "entity_id": "bug:1", "product_id": "product:1", "title": "Zebra tooltip"}
+
+
+def make_home(root: Path) -> Path:
+    home = root / "home"
+    shutil.copytree(PROJECT / "pipelines", home / "pipelines")
+    shutil.copytree(PROJECT / "configs", home / "configs", ignore=shutil.ignore_patterns("tools"))
+    (home / "configs" / "tools").mkdir()
+    for name in ("search.yaml", "admin.yaml"):
+        shutil.copy(PROJECT / "configs" / "tools" / name, home / "configs" / "tools")
+    return home
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return make_settings(tmp_path / "data", home=make_home(tmp_path), tier="admin", startup_timeout=60.0)
+
+
+@pytest.fixture
+def service(settings: Settings) -> Iterator[GatewayService]:
+    started = GatewayService(settings)
+    yield started
+    started.close()
+
+
+def test_the_catalog_is_served_before_anything_loads(settings: Settings) -> None:
+    service = GatewayService(settings.model_copy(update={"startup_timeout": 0.05}))
+    assert service.state == "starting" and sorted(service.listing()) == ["delete_records", "search", "upsert_records"]
+    assert service.health()["status"] == "starting"
+    with pytest.raises(UnavailableError, match="starting") as caught:
+        anyio.run(service.call, "search", {"query": "x"})
+    assert caught.value.details["retry_after"] == 5
+    with pytest.raises(NotFoundError, match="unknown tool 'nope'"):
+        anyio.run(service.call, "nope", {})
+
+
+def test_a_call_waits_for_the_background_start(service: GatewayService) -> None:
+    service.start()
+    result = anyio.run(service.call, "search", {"query": "zebra"})
+    assert service.state == "ready" and result["results"] == []
+    assert "is empty" in result["metadata"]["message"]
+
+
+def test_writes_say_what_happened_to_each_record(service: GatewayService) -> None:
+    service.start()
+    first = anyio.run(service.write, lambda g: g.writer.upsert("entities", [ENTITY, {"title": "no id"}, "text"]))
+    assert (first["added"], first["updated"], first["unchanged"]) == (1, 0, 0)
+    assert [(r["index"], r["reason"]) for r in first["refused"]] == [
+        (1, "missing id field(s) entity_id"),
+        (2, "expected a JSON object, got str"),
+    ]
+    again = anyio.run(service.write, lambda g: g.writer.upsert("entities", [ENTITY, {**ENTITY, "entity_id": "bug:2"}]))
+    assert (again["added"], again["unchanged"]) == (1, 1)
+    changed = anyio.run(service.write, lambda g: g.writer.upsert("entities", [{**ENTITY, "title": "Quokka banner"}]))
+    assert changed["updated"] == 1
+    found = anyio.run(service.call, "search", {"query": "quokka"})
+    assert [r["entity_id"] for r in found["results"]] == ["bug:1"]
+    deleted = anyio.run(service.write, lambda g: g.writer.delete("entities", ["bug:1", "bug:9"]))
+    assert deleted == {"collection": "entities", "deleted": 1, "points": 1, "missing": ["bug:9"]}
+    with pytest.raises(NotFoundError, match="unknown collection 'nope'"):
+        anyio.run(service.write, lambda g: g.writer.upsert("nope", [ENTITY]))
+
+
+def test_the_admin_tools_write_through_the_same_path(service: GatewayService) -> None:
+    service.start()
+    added = anyio.run(service.call, "upsert_records", {"collection": "entities", "records": [ENTITY]})
+    assert added["added"] == 1
+    assert service.listing()["upsert_records"].read_only is False
+    gone = anyio.run(service.call, "delete_records", {"collection": "entities", "ids": ["bug:1"]})
+    assert gone["deleted"] == 1
+    with pytest.raises(InvalidRequestError):
+        anyio.run(service.call, "delete_records", {"collection": "entities", "ids": []})
+
+
+def test_a_valid_change_is_swapped_in_and_announced(service: GatewayService, settings: Settings) -> None:
+    service.start()
+    service.wait_ready()
+    heard: list[str] = []
+    service.on_tools_changed(lambda: heard.append("changed"))
+    path = settings.tools_dir / "search.yaml"
+    declaration = yaml.safe_load(path.read_text())
+    declaration["description"] = "Full-text search over the crowd-testing entities, changed while serving."
+    path.write_text(yaml.safe_dump(declaration))
+    result = service.reload()
+    assert result.swapped and heard == ["changed"]
+    assert service.listing()["search"].description.endswith("changed while serving.")
+    assert anyio.run(service.call, "search", {"query": "zebra"})["results"] == []
+
+
+def test_a_broken_change_keeps_the_old_tools_serving(service: GatewayService, settings: Settings) -> None:
+    service.start()
+    service.wait_ready()
+    heard: list[str] = []
+    service.on_tools_changed(lambda: heard.append("changed"))
+    (settings.tools_dir / "search.yaml").write_text("name: search\ndescription: [unclosed\n")
+    result = service.reload()
+    assert not result.swapped and heard == [] and "invalid YAML" in result.problems[0]
+    assert "search" in service.listing()
+    assert anyio.run(service.call, "search", {"query": "zebra"})["results"] == []
+
+
+def test_at_start_one_bad_declaration_never_takes_the_others_down(settings: Settings) -> None:
+    (settings.tools_dir / "broken.yaml").write_text(json.dumps({"name": "broken", "description": "too short"}))
+    service = GatewayService(settings)
+    service.start(background=False)
+    assert service.state == "ready" and "search" in service.listing() and "broken" not in service.listing()
+    assert any("broken.yaml" in p for p in service.health()["problems"])
+    service.close()
+    with pytest.raises(Exception, match=r"broken\.yaml"):
+        GatewayService(settings, strict=True)
