@@ -67,19 +67,19 @@ def ingest_through(client: ServerClient, collection: str, files: list[Path], pro
     with tqdm(total=len(records), unit="rec", desc=f"ingest {collection}", disable=not progress) as bar:
         for start in range(0, len(records), REQUEST_RECORDS):
             batch = records[start : start + REQUEST_RECORDS]
-            sendable = [r for r in batch if r.data is not None and not r.error]
-            for record in batch:
+            sendable = [(start + i, r) for i, r in enumerate(batch) if r.data is not None and not r.error]
+            for index, record in enumerate(batch, start=start):
                 if record.data is None or record.error:
-                    report.refused.append(Refusal(record.where, start, record.error or "no data"))
+                    report.refused.append(Refusal(record.where, index, record.error or "no data"))
             report.records += len(batch)
             if sendable:
-                answer = client.upsert(collection, [r.data for r in sendable])
+                answer = client.upsert(collection, [record.data for _, record in sendable])
                 report.added += answer["added"]
                 report.updated += answer["updated"]
                 report.unchanged += answer["unchanged"]
-                report.refused += [
-                    Refusal(sendable[r["index"]].where, r["index"], r["reason"]) for r in answer["refused"]
-                ]
+                for refusal in answer["refused"]:
+                    index, record = sendable[refusal["index"]]
+                    report.refused.append(Refusal(record.where, index, refusal["reason"]))
                 report.warnings = answer.get("warnings") or report.warnings
             bar.update(len(batch))
     return report

@@ -7,20 +7,24 @@ told with `notifications/tools/list_changed`. Errors reach clients as the one en
 """
 
 import asyncio
+import concurrent.futures
 import json
 import logging
-import threading
 import weakref
 from collections.abc import Sequence
 from typing import Any
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import NotFoundError as FastMCPNotFoundError
-from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.server.middleware import CallNext as NextMiddleware
+from fastmcp.server.middleware import Middleware, MiddlewareContext
 from fastmcp.server.providers import Provider
 from fastmcp.tools import Tool, ToolResult
-from mcp.server.session import ServerSession
-from mcp_types import ToolAnnotations
+from mcp.server.connection import Connection
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types import SubscriptionsListenRequestParams, ToolAnnotations
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from haygate import __version__
 from haygate.errors import NotFoundError, envelope
@@ -86,47 +90,56 @@ class DeclaredTools(Provider):
         return self._tool(declaration) if declaration is not None else None
 
 
-class Sessions(Middleware):
-    """Remembers every connected client session with its event loop, to tell it the tool list changed."""
+class ToolListAnnouncer:
+    """Tells connected clients that the tool list changed, in both eras of the protocol.
+
+    A 2026-07-28 client opens a `subscriptions/listen` stream (served with the SDK's own `ListenHandler`) and
+    gets the change there; a 2025-era client with a standing channel (stdio, a stateful HTTP session) gets
+    `notifications/tools/list_changed` unsolicited. As SDK middleware it sees every connection's requests.
+    """
 
     def __init__(self) -> None:
-        self._sessions: weakref.WeakKeyDictionary[ServerSession, asyncio.AbstractEventLoop] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._guard = threading.Lock()
+        self.bus = InMemorySubscriptionBus()
+        self._standing: weakref.WeakSet[Connection] = weakref.WeakSet()
+        self._loop: asyncio.AbstractEventLoop | None = None
 
-    async def on_message(self, context: MiddlewareContext, call_next: CallNext) -> Any:
-        session = None
-        if context.fastmcp_context is not None:
-            try:
-                session = context.fastmcp_context.session
-            except RuntimeError:
-                session = None
-        if session is not None:
-            with self._guard:
-                self._sessions[session] = asyncio.get_running_loop()
-        return await call_next(context)
+    def install(self, mcp: FastMCP) -> None:
+        server = mcp._mcp_server  # FastMCP serves no `subscriptions/listen` of its own; the SDK server does
+        server.add_request_handler("subscriptions/listen", SubscriptionsListenRequestParams, ListenHandler(self.bus))
+        server.middleware.insert(0, self)
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        self._loop = asyncio.get_running_loop()
+        connection: Connection = ctx.session._connection  # the request context names it only privately
+        if connection.protocol_version not in MODERN_PROTOCOL_VERSIONS and connection.has_standalone_channel:
+            self._standing.add(connection)
+        return await call_next(ctx)
 
     def tools_changed(self) -> None:
-        """Send `notifications/tools/list_changed` to every session, from any thread."""
-        with self._guard:
-            targets = list(self._sessions.items())
-        for session, loop in targets:
-            if loop.is_closed():
-                continue
-            future = asyncio.run_coroutine_threadsafe(session.send_tool_list_changed(), loop)
-            future.add_done_callback(_log_gone)
+        """Announce the change from any thread (a reload runs in a worker thread)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return  # no client has connected yet
+        asyncio.run_coroutine_threadsafe(self._announce(), loop).add_done_callback(_log_failure)
+
+    async def _announce(self) -> None:
+        await self.bus.publish(ToolsListChanged())
+        for connection in list(self._standing):
+            try:
+                await connection.outbound.notify("notifications/tools/list_changed", None)
+            except Exception as error:  # a client that went away must not stop the others being told
+                logger.debug("a client could not be told the tool list changed (gone?): %r", error)
 
 
-def _log_gone(future: Any) -> None:
+def _log_failure(future: "concurrent.futures.Future[None]") -> None:
     if future.exception() is not None:
-        logger.debug("a client could not be told the tool list changed (gone?): %r", future.exception())
+        logger.warning("announcing the new tool list failed: %r", future.exception())
 
 
 class ErrorEnvelopeMiddleware(Middleware):
     """Whatever escapes a tool (unknown tool names included) still reaches the client as the envelope."""
 
-    async def on_call_tool(self, context: MiddlewareContext, call_next: CallNext) -> ToolResult:
+    async def on_call_tool(self, context: MiddlewareContext, call_next: NextMiddleware) -> ToolResult:
         try:
             return await call_next(context)
         except FastMCPNotFoundError:
@@ -137,10 +150,10 @@ class ErrorEnvelopeMiddleware(Middleware):
 
 
 def build_mcp(service: GatewayService) -> FastMCP:
-    sessions = Sessions()
+    announcer = ToolListAnnouncer()
     mcp = FastMCP("haygate", version=__version__, mask_error_details=True)
-    mcp.add_middleware(sessions)
+    announcer.install(mcp)
     mcp.add_middleware(ErrorEnvelopeMiddleware())
     mcp.add_provider(DeclaredTools(service))
-    service.on_tools_changed(sessions.tools_changed)
+    service.on_tools_changed(announcer.tools_changed)
     return mcp

@@ -244,15 +244,16 @@ class GatewayService:
             return ReloadResult(True, sorted(self.listing()), [])
 
     async def watch(self) -> None:
-        """Reload when a file under configs/ or pipelines/ changes (after the first start)."""
+        """Reload when a file under configs/ or pipelines/ changes; a change made while starting is
+        reloaded once the start ends (which also lets a fixed file recover a start that failed)."""
         import watchfiles
 
         folders = [self.settings.home / "configs", self.settings.pipelines_dir]
         # A short rust_timeout: the watcher thread notices a stop (shutdown) within 0.2 s.
         async for changes in watchfiles.awatch(*folders, debounce=400, step=100, rust_timeout=200):
-            if not self._ready.is_set():
-                continue  # the first build will read the files as they are now
             logger.info("configuration changed (%d file(s)); reloading", len(changes))
+            if not self._ready.is_set():  # the first build may have read the files before they changed
+                await anyio.to_thread.run_sync(self._ready.wait, abandon_on_cancel=True)
             await anyio.to_thread.run_sync(self.reload)
 
     def close(self) -> None:
