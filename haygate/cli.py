@@ -21,6 +21,7 @@ from haygate.settings import Settings
 logger = logging.getLogger("haygate")
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_IN_USE = 0, 1, 2, 3
+WARM_UP_GRACE = 1.0  # seconds the model loading waits for a client's handshake (`initialize`, `tools/list`)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     claim_data_dir(settings.data_dir)
     service = GatewayService(settings, strict=args.strict, torch_threads=1)
-    service.start(background=not args.strict)
+    service.start(background=not args.strict, grace=WARM_UP_GRACE)
     logger.info("serving %d tool(s): %s", len(service.listing()), ", ".join(sorted(service.listing())))
     serve(
         service,

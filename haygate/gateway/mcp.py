@@ -136,6 +136,18 @@ def _log_failure(future: "concurrent.futures.Future[None]") -> None:
         logger.warning("announcing the new tool list failed: %r", future.exception())
 
 
+class StartAfterListing(Middleware):
+    """Lets the background build start once a client has listed the tools (see `GatewayService.start`)."""
+
+    def __init__(self, service: GatewayService) -> None:
+        self.service = service
+
+    async def on_list_tools(self, context: MiddlewareContext, call_next: NextMiddleware) -> Sequence[Tool]:
+        tools: Sequence[Tool] = await call_next(context)
+        self.service.tools_listed()
+        return tools
+
+
 class ErrorEnvelopeMiddleware(Middleware):
     """Whatever escapes a tool (unknown tool names included) still reaches the client as the envelope."""
 
@@ -153,6 +165,7 @@ def build_mcp(service: GatewayService) -> FastMCP:
     announcer = ToolListAnnouncer()
     mcp = FastMCP("haygate", version=__version__, mask_error_details=True)
     announcer.install(mcp)
+    mcp.add_middleware(StartAfterListing(service))
     mcp.add_middleware(ErrorEnvelopeMiddleware())
     mcp.add_provider(DeclaredTools(service))
     service.on_tools_changed(announcer.tools_changed)

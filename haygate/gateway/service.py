@@ -87,6 +87,7 @@ class GatewayService:
         self.problems: list[str] = list(self.catalog.problems)
         self._generation: Generation | None = None
         self._ready = threading.Event()
+        self._listed = threading.Event()
         self._reload_lock = threading.Lock()
         self._listeners: list[Callable[[], None]] = []
         self.started_at = time.monotonic()
@@ -133,15 +134,28 @@ class GatewayService:
 
     # -- starting --------------------------------------------------------------------------------
 
-    def start(self, background: bool = True) -> None:
+    def start(self, background: bool = True, grace: float = 0.0) -> None:
         """Build the first generation, in the background (the server answers meanwhile) or now. Failing
-        now is a ConfigurationError: that is how `serve --strict` refuses to serve a broken configuration."""
+        now is a ConfigurationError: that is how `serve --strict` refuses to serve a broken configuration.
+
+        :param grace: seconds the background build waits for a client to list the tools first. Importing
+            torch and Haystack holds the interpreter for whole seconds; a client's handshake should not
+            queue behind it.
+        """
         if background:
-            threading.Thread(target=self._start, name="haygate-warm-up", daemon=True).start()
+            threading.Thread(target=self._start_after, args=(grace,), name="haygate-warm-up", daemon=True).start()
             return
         self._start()
         if self.state == "failed":
             raise ConfigurationError(self.failure or "the tools could not be built")
+
+    def tools_listed(self) -> None:
+        """A client has the tool list: the background build need not wait any longer."""
+        self._listed.set()
+
+    def _start_after(self, grace: float) -> None:
+        self._listed.wait(grace)
+        self._start()
 
     def _start(self) -> None:
         try:

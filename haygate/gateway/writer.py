@@ -5,8 +5,10 @@ the record the CLI would have written. Writes to one collection are serialised; 
 become visible together and durably (`store.batch()`) before the answer says what happened to each.
 """
 
+import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from haygate.errors import InvalidRequestError
@@ -25,6 +27,20 @@ def report_dict(report: IngestReport) -> dict[str, Any]:
         "refused": [{"index": r.index, "where": r.where, "reason": r.reason} for r in report.refused],
         "warnings": report.warnings,
     }
+
+
+@contextmanager
+def every_core() -> Iterator[None]:
+    """Embed a write with every core, as `haygate ingest` does, though the server queries with one thread.
+    PyTorch's OpenMP thread count belongs to the calling thread: the threads serving queries keep theirs."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(os.cpu_count() or 1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 class Writer:
@@ -53,7 +69,7 @@ class Writer:
             record if isinstance(record, SourceRecord) else as_source_record(source, number, record)
             for number, record in enumerate(records, start=1)
         ]
-        with lock:
+        with lock, every_core():
             report = ingest_records(target, items)
         return report_dict(report)
 

@@ -125,3 +125,17 @@ def test_at_start_one_bad_declaration_never_takes_the_others_down(settings: Sett
     service.close()
     with pytest.raises(Exception, match=r"broken\.yaml"):
         GatewayService(settings, strict=True)
+
+
+def test_a_tool_left_out_at_start_is_served_once_its_file_is_fixed(settings: Settings) -> None:
+    search = settings.tools_dir / "search.yaml"
+    good = search.read_text()
+    search.write_text(good + "pipeline: missing.yaml\n")
+    service = GatewayService(settings.model_copy(update={"tier": "public"}))
+    service.start(background=False)
+    assert service.state == "ready" and service.listing() == {}  # served nothing, said why
+    assert any("missing.yaml" in p for p in service.health()["problems"])
+    search.write_text(good)
+    assert service.reload().swapped and sorted(service.listing()) == ["search"]
+    assert (service.health()["status"], service.health()["problems"]) == ("ready", [])
+    service.close()

@@ -1,0 +1,325 @@
+"""Benchmarks for the live service (issue #12). Prints one JSON document; nothing here is asserted.
+
+startup  Time from launching `haygate serve` to `initialize`, to `tools/list` and to the first successful
+         `search_docs` call, over stdio (the official `mcp` SDK) and HTTP (FastMCP's client), on the bundled
+         configuration with an empty data dir. `--before DIR` also runs a checkout of an older haygate (its
+         code and configs) the same way, alternating rounds, so both are measured side by side.
+writes   Records per second written by `haygate ingest` in-process (a warm loader, the work only) against
+         the same records written through a warm `serve --http` in requests of 256, as the CLI does when a
+         server holds the data dir. `docs` (embedded with the model) and `entities` (no model).
+search   REST `search_docs` latency p50/p95 on a served `docs` collection, alone and while another client
+         keeps upserting documents; every query is new to the server (no cached query embedding).
+
+Run: `.venv/bin/python scripts/bench_live.py [--before /tmp/haygate-before] [--skip writes ...]`.
+Each figure is printed with the load average (`uptime`) taken when it was measured.
+"""
+
+import haygate._env  # noqa: F401  (offline defaults first)
+
+# isort: split
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+from fastmcp import Client
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+PROJECT = Path(__file__).resolve().parent.parent
+SHARED_SECTIONS = PROJECT.parent / "shared" / "data" / "haystack-docs" / "sections.jsonl"
+QUERY = {"query": "how do NOT filters work"}
+REQUEST_RECORDS = 256
+
+
+def load() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+def median(values: list[float]) -> float:
+    return round(statistics.median(values), 3)
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    return {
+        "p50_ms": round(1000 * statistics.median(ordered), 1),
+        "p95_ms": round(1000 * ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1),
+        "n": len(ordered),
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def server_env(checkout: Path, data_dir: Path, **values: str) -> dict[str, str]:
+    """Run `checkout`'s haygate (its code first on the path; run with `cwd=checkout`) on its own configs."""
+    return {
+        **os.environ,
+        "PYTHONPATH": str(checkout),
+        "HAYGATE_HOME": str(checkout),
+        "HAYGATE_DATA_DIR": str(data_dir),
+        **values,
+    }
+
+
+# -- startup --------------------------------------------------------------------------------------
+
+
+async def stdio_startup(checkout: Path, data_dir: Path, log: Path) -> dict[str, float]:
+    parameters = StdioServerParameters(
+        command=sys.executable, args=["-m", "haygate.cli", "serve"], env=server_env(checkout, data_dir), cwd=checkout
+    )
+    launched = time.perf_counter()
+    with log.open("a") as errlog:
+        async with stdio_client(parameters, errlog=errlog) as (read, write), ClientSession(read, write) as client:
+            with anyio.fail_after(300):
+                await client.initialize()
+                initialized = time.perf_counter() - launched
+                await client.list_tools()
+                listed = time.perf_counter() - launched
+                result = await client.call_tool("search_docs", QUERY)
+                called = time.perf_counter() - launched
+    assert not result.is_error, result
+    return {"initialize_s": initialized, "tools_list_s": listed, "first_call_s": called}
+
+
+async def http_startup(checkout: Path, data_dir: Path, log: Path) -> dict[str, float]:
+    port = free_port()
+    command = [sys.executable, "-m", "haygate.cli", "serve", "--http", "--port", str(port)]
+    launched = time.perf_counter()
+    with log.open("ab") as errlog:
+        process = subprocess.Popen(command, env=server_env(checkout, data_dir), stderr=errlog, cwd=checkout)
+    try:
+        with anyio.fail_after(300):
+            while True:
+                try:
+                    async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                        initialized = time.perf_counter() - launched
+                        await client.list_tools()
+                        listed = time.perf_counter() - launched
+                        result = await client.call_tool("search_docs", QUERY)
+                        called = time.perf_counter() - launched
+                        break
+                except (httpx.HTTPError, OSError, RuntimeError):
+                    await anyio.sleep(0.05)
+    finally:
+        process.terminate()
+        process.wait(60)
+    assert not result.is_error, result
+    return {"initialize_s": initialized, "tools_list_s": listed, "first_call_s": called}
+
+
+def measure_startup(checkouts: dict[str, Path], rounds: int, work: Path) -> dict[str, Any]:
+    samples: dict[str, dict[str, list[dict[str, float]]]] = {name: {"stdio": [], "http": []} for name in checkouts}
+    loads: list[float] = []
+    for _ in range(rounds):
+        for name, checkout in checkouts.items():  # alternating: both see the same machine
+            for transport, measure in (("stdio", stdio_startup), ("http", http_startup)):
+                data_dir = Path(tempfile.mkdtemp(dir=work))
+                loads.append(load())
+                samples[name][transport].append(anyio.run(measure, checkout, data_dir, work / f"{name}.log"))
+                shutil.rmtree(data_dir, ignore_errors=True)
+    report: dict[str, Any] = {"rounds": rounds, "load_1min": loads}
+    for name, transports in samples.items():
+        report[name] = {
+            transport: {key: median([run[key] for run in runs]) for key in runs[0]}
+            for transport, runs in transports.items()
+        }
+    return report
+
+
+# -- writes and search ----------------------------------------------------------------------------
+
+
+def doc_records(limit: int) -> list[dict[str, Any]]:
+    source = SHARED_SECTIONS if SHARED_SECTIONS.exists() else PROJECT / "samples" / "docs" / "sections.jsonl"
+    records = []
+    with source.open() as handle:
+        for line in handle:
+            records.append(json.loads(line))
+            if len(records) >= limit:
+                break
+    return records
+
+
+def entity_records(count: int) -> list[dict[str, Any]]:
+    words = ["border", "tooltip", "payment", "banner", "checkout", "android", "notification", "crash", "login", "cart"]
+    return [
+        {
+            "entity_type": "bug",
+            "entity_id": f"bug:{n}",
+            "product_id": f"product:{n % 17}",
+            "title": f"{words[n % 10].title()} {words[(n * 7) % 10]} issue {n}",
+            "description": " ".join(words[(n + k) % 10] for k in range(30)),
+        }
+        for n in range(count)
+    ]
+
+
+@contextmanager
+def served(data_dir: Path, log: Path) -> Iterator[str]:
+    port = free_port()
+    command = [sys.executable, "-m", "haygate.cli", "serve", "--http", "--port", str(port)]
+    env = server_env(PROJECT, data_dir, HAYGATE_TIER="admin", HAYGATE_WATCH="false")
+    with log.open("ab") as errlog:
+        process = subprocess.Popen(command, env=env, stderr=errlog, cwd=PROJECT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{url}/health", timeout=2).json()["status"] == "ready":
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(60)
+
+
+def upsert_through(url: str, collection: str, records: list[dict[str, Any]]) -> None:
+    with httpx.Client(base_url=url, timeout=600) as http:
+        for start in range(0, len(records), REQUEST_RECORDS):
+            answer = http.put(f"/api/collections/{collection}/records", json=records[start : start + REQUEST_RECORDS])
+            answer.raise_for_status()
+            assert not answer.json()["refused"], answer.json()["refused"][:3]
+
+
+def ingest_direct(collection: str, records: list[dict[str, Any]], data_dir: Path, warm: dict[str, Any]) -> float:
+    from haygate.gateway.loader import Loader
+    from haygate.ingest.indexer import ingest_files
+    from haygate.settings import Settings
+
+    source = data_dir.parent / f"{collection}-{data_dir.name}.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in records))
+    with Loader(Settings(data_dir=data_dir)) as loader:
+        target = loader.collection(collection)
+        target.indexing.warm_up()
+        warm_file = data_dir.parent / f"warm-{data_dir.name}.jsonl"
+        warm_file.write_text(json.dumps(warm) + "\n")
+        ingest_files(target, [warm_file], progress=False)  # models and shards open, as in a warm server
+        started = time.perf_counter()
+        report = ingest_files(target, [source], progress=False)
+        elapsed = time.perf_counter() - started
+    assert not report.errors, report.errors[:3]
+    return elapsed
+
+
+def measure_writes(work: Path, docs: int, entities: int, rounds: int) -> dict[str, Any]:
+    report: dict[str, Any] = {}
+    for collection, records in (("docs", doc_records(docs)), ("entities", entity_records(entities))):
+        warm = {**records[0], **({"_id": "warm-up"} if collection == "docs" else {"entity_id": "bug:warm"})}
+        direct, through, loads = [], [], []
+        for _ in range(rounds):
+            loads.append(load())
+            direct.append(ingest_direct(collection, records, Path(tempfile.mkdtemp(dir=work)), warm))
+            loads.append(load())
+            with served(Path(tempfile.mkdtemp(dir=work)), work / "writes.log") as url:
+                upsert_through(url, collection, [warm])
+                started = time.perf_counter()
+                upsert_through(url, collection, records)
+                through.append(time.perf_counter() - started)
+        report[collection] = {
+            "records": len(records),
+            "ingest_records_per_s": round(len(records) / median(direct), 1),
+            "server_records_per_s": round(len(records) / median(through), 1),
+            "server_vs_ingest": round(median(direct) / median(through), 3),
+            "rounds": rounds,
+            "load_1min": loads,
+        }
+    return report
+
+
+def measure_search(work: Path, docs: int, queries: int) -> dict[str, Any]:
+    records = doc_records(docs)
+    titles = [r["title"] for r in records][:queries]
+    with served(Path(tempfile.mkdtemp(dir=work)), work / "search.log") as url:
+        upsert_through(url, "docs", records)
+        http = httpx.Client(base_url=url, timeout=120)
+
+        def run_queries(phrasing: str) -> list[float]:
+            """Each phase asks its own questions: no query embedding comes from the cache."""
+            latencies = []
+            for title in titles:
+                started = time.perf_counter()
+                answer = http.post("/api/tools/search_docs", json={"query": phrasing.format(title)})
+                latencies.append(time.perf_counter() - started)
+                answer.raise_for_status()
+            return latencies
+
+        run_queries("{} setup")  # warm
+        idle_load = load()
+        alone = run_queries("how does {} work")
+        writing = threading.Event()
+        writing.set()
+        writes = [0]
+
+        def writer() -> None:
+            with httpx.Client(base_url=url, timeout=600) as client:
+                batch = 0
+                while writing.is_set():
+                    changed = [{**r, "text": f"{r['text']} (revision {batch})"} for r in records[:32]]
+                    client.put("/api/collections/docs/records", json=changed).raise_for_status()
+                    writes[0] += len(changed)
+                    batch += 1
+
+        thread = threading.Thread(target=writer)
+        thread.start()
+        time.sleep(1.0)
+        busy_load = load()
+        during = run_queries("what is {} for")
+        writing.clear()
+        thread.join()
+        http.close()
+    return {
+        "collection_docs": len(records),
+        "alone": {**percentiles(alone), "load_1min": idle_load},
+        "with_writer": {**percentiles(during), "load_1min": busy_load, "records_written": writes[0]},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, help="a checkout of an older haygate to compare startup with")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--docs", type=int, default=600, help="documentation sections for writes and search")
+    parser.add_argument("--entities", type=int, default=3000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--skip", nargs="*", default=[], choices=["startup", "writes", "search"])
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="haygate-bench-live-"))
+    report: dict[str, Any] = {"cores": os.cpu_count(), "work": str(work)}
+    if "startup" not in args.skip:
+        checkouts = {"after": PROJECT} | ({"before": args.before.resolve()} if args.before else {})
+        report["startup"] = measure_startup(checkouts, args.rounds, work)
+        print(json.dumps({"startup": report["startup"]}), file=sys.stderr)
+    if "writes" not in args.skip:
+        report["writes"] = measure_writes(work, args.docs, args.entities, args.rounds)
+        print(json.dumps({"writes": report["writes"]}), file=sys.stderr)
+    if "search" not in args.skip:
+        report["search"] = measure_search(work, args.docs, args.queries)
+    print(json.dumps(report, indent=2))
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
