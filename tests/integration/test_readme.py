@@ -1,17 +1,23 @@
 """The README's walk-through, "Adding a tool with YAML only", run as written: its files go into a copy of
-the project, two notes are ingested, and the new tool answers with its filters."""
+the project, two notes are ingested, and the new tool answers with its filters. And the commands of "A live
+service", run against a running server."""
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway, load_tools
 from haygate.ingest.indexer import ingest_files
-from tests.conftest import PROJECT, make_settings
+from tests.conftest import PROJECT, free_port, make_settings
 
 pytestmark = pytest.mark.integration
 README = (PROJECT / "README.md").read_text()
@@ -82,3 +88,59 @@ def test_the_walkthrough_tool_works(tmp_path: Path) -> None:
     assert everything["results"][0]["id"] == "n1" and len(everything["results"]) == 2
     assert [r["id"] for r in recent["results"]] == ["n1"]
     assert recent["metadata"]["filters"] == {"product": "haygate", "since": "2026-01-01"}
+
+
+def live_commands() -> list[str]:
+    """The commands of "A live service", one per entry (continued lines joined)."""
+    section = README[README.index("## A live service") : README.index("## Settings")]
+    block = re.search(r"```bash\n(.*?)```", section, re.DOTALL)
+    assert block is not None
+    return block.group(1).replace("\\\n", " ").strip().splitlines()
+
+
+def wait_for_health(url: str, server: subprocess.Popen[bytes]) -> None:
+    """Until the server answers at all (`make run` has indexed and is serving); it may still be starting."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and server.poll() is None:
+        try:
+            httpx.get(f"{url}/health", timeout=2)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise AssertionError("the server did not answer /health")
+
+
+@pytest.mark.slow
+def test_the_live_service_commands_run_against_a_running_server(tmp_path: Path) -> None:
+    """Each command as written, against `haygate serve --http` on the bundled configs (port swapped)."""
+    port = free_port()
+    data_dir = tmp_path / "data"
+    env = {**os.environ, "HAYGATE_DATA_DIR": str(data_dir), "HAYGATE_HOME": str(PROJECT)}
+    command = [sys.executable, "-m", "haygate.cli", "serve", "--http", "--port", str(port)]
+    with (tmp_path / "server.log").open("wb") as log:
+        server = subprocess.Popen(command, env=env, stderr=log, cwd=PROJECT)
+    try:
+        wait_for_health(f"http://127.0.0.1:{port}", server)
+        outputs = []
+        for line in live_commands():
+            done = subprocess.run(
+                ["bash", "-c", line.replace("localhost:8000", f"127.0.0.1:{port}")],
+                env=env,
+                cwd=PROJECT,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            assert done.returncode == 0, (line, done.stdout, done.stderr, (tmp_path / "server.log").read_text())
+            outputs.append((done.stdout, done.stderr))
+    finally:
+        server.terminate()
+        assert server.wait(60) == 0
+    put, search, delete, ingest, call, reload, health = outputs
+    assert json.loads(put[0])["added"] == 1
+    assert json.loads(search[0])["results"][0]["key"] == "ops-redis-eviction"
+    assert json.loads(delete[0])["deleted"] == 1
+    assert "going through it" in ingest[1] and "0 rejected" in ingest[1]
+    assert json.loads(call[0])["results"] and "going through it" in call[1]
+    assert json.loads(reload[0])["reloaded"] is True
+    assert json.loads(health[0])["status"] == "ready"
