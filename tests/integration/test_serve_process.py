@@ -6,6 +6,7 @@ the admin tools (no model loads) except where the whole bundled configuration is
 """
 
 import json
+import logging
 import multiprocessing
 import os
 import subprocess
@@ -199,6 +200,7 @@ def test_the_cli_goes_through_the_running_server(
     records.write_text("".join(json.dumps(bug(n, f"Quokka banner {n}")) + "\n" for n in range(5)) + "{broken\n")
     for name, value in server_env(home, data_dir).items():
         monkeypatch.setenv(name, value)
+    caplog.set_level(logging.INFO, logger="haygate")
     with http_server(home, data_dir, tmp_path / "server.log") as url:
         assert main(["ingest", "entities", str(records), "--no-progress"]) == 1  # one line refused
         assert "going through it" in caplog.text and f"{records}:6" in capsys.readouterr().err
