@@ -114,7 +114,8 @@ PUBLIC_ERRORS: tuple[type[HaygateError], ...] = (
     UnavailableError,
 )
 _SPOKEN: tuple[type[HaygateError], ...] = (*PUBLIC_ERRORS, InternalError)
-HTTP_STATUS: dict[str, int] = {cls.code: cls.http_status for cls in _SPOKEN}
+BY_CODE: dict[str, type[HaygateError]] = {cls.code: cls for cls in _SPOKEN}
+HTTP_STATUS: dict[str, int] = {code: cls.http_status for code, cls in BY_CODE.items()}
 
 
 def cause_of(error: BaseException) -> HaygateError | None:

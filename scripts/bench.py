@@ -35,6 +35,7 @@ from haygate.components.bm25_sparse_text_embedder import Bm25SparseTextEmbedder
 from haygate.components.dense_text_embedder import DenseTextEmbedder
 from haygate.document_stores.hybrid import HybridDocumentStore, HybridQuery
 from haygate.gateway.loader import Loader
+from haygate.gateway.service import GatewayService
 from haygate.ingest.indexer import ingest_files
 from haygate.ingest.mapping import to_document
 from haygate.ingest.readers import read_records
@@ -156,7 +157,7 @@ def measure_backend(
 
     async def run(label: str, extra: dict[str, Any], condition: dict[str, Any] | None) -> None:
         embed, store_only, tool, overhead = [], [], [], []
-        async with Client(build_mcp(gateway)) as client:
+        async with Client(build_mcp(GatewayService.serving(gateway))) as client:
             await client.call_tool("search_docs", {"query": "warm up", **extra})
             for text in texts:
                 embed.append(timed(lambda t=text: embedder.run(t)))

@@ -9,30 +9,9 @@ from typing import Any
 
 import httpx
 
-from haygate.errors import (
-    ForbiddenError,
-    HaygateError,
-    InternalError,
-    InvalidRequestError,
-    NotFoundError,
-    PayloadTooLargeError,
-    UnauthorizedError,
-    UnavailableError,
-)
+from haygate.errors import BY_CODE, InternalError, UnavailableError
 from haygate.gateway.endpoint import read_endpoint
 
-_ERRORS: dict[str, type[HaygateError]] = {
-    cls.code: cls
-    for cls in (
-        InvalidRequestError,
-        NotFoundError,
-        UnauthorizedError,
-        ForbiddenError,
-        PayloadTooLargeError,
-        UnavailableError,
-        InternalError,
-    )
-}
 TIMEOUT = httpx.Timeout(600.0, connect=10.0)  # a write waits for embedding; a starting server for its models
 
 
@@ -62,7 +41,7 @@ class ServerClient:
         if not isinstance(problem, dict):
             msg = f"the haygate server at {self.where} answered {response.status_code}"
             raise InternalError(msg)
-        error_type = _ERRORS.get(str(problem.get("code")), InternalError)
+        error_type = BY_CODE.get(str(problem.get("code")), InternalError)
         raise error_type(str(problem.get("message")), problem.get("details") or {})
 
     def health(self) -> dict[str, Any]:
