@@ -50,14 +50,18 @@ class Generation:
             self.inflight -= 1
             done = self.retired and self.inflight == 0
         if done:
-            self.gateway.loader.close()
+            self._close()
 
     def retire(self) -> None:
         with self._guard:
             self.retired = True
             done = self.inflight == 0
         if done:
-            self.gateway.loader.close()
+            self._close()
+
+    def _close(self) -> None:
+        self.gateway.writer.close()
+        self.gateway.loader.close()
 
 
 @dataclass

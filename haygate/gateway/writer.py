@@ -5,6 +5,7 @@ the record the CLI would have written. Writes to one collection are serialised; 
 become visible together and durably (`store.batch()`) before the answer says what happened to each.
 """
 
+import logging
 import os
 import threading
 from collections.abc import Iterable, Iterator
@@ -15,6 +16,8 @@ from haygate.errors import InvalidRequestError
 from haygate.gateway.loader import Loader
 from haygate.ingest.indexer import Collection, IngestReport, delete_records, ingest_records
 from haygate.ingest.readers import SourceRecord, as_source_record
+
+logger = logging.getLogger(__name__)
 
 
 def report_dict(report: IngestReport) -> dict[str, Any]:
@@ -44,12 +47,18 @@ def every_core() -> Iterator[None]:
 
 
 class Writer:
-    """Upserts and deletes for every collection a loader knows."""
+    """Upserts and deletes for every collection a loader knows.
 
-    def __init__(self, loader: Loader) -> None:
+    A written collection is optimized (segments merged, indexes built) once its writes pause for
+    `optimize_after` seconds, and when the writer closes, not after every request as a bulk ingest is.
+    """
+
+    def __init__(self, loader: Loader, optimize_after: float = 2.0) -> None:
         self.loader = loader
+        self.optimize_after = optimize_after
         self._collections: dict[str, Collection] = {}
         self._locks: dict[str, threading.Lock] = {}
+        self._pending: dict[str, threading.Timer] = {}
         self._guard = threading.Lock()
 
     def _collection(self, name: str) -> tuple[Collection, threading.Lock]:
@@ -70,7 +79,9 @@ class Writer:
             for number, record in enumerate(records, start=1)
         ]
         with lock, every_core():
-            report = ingest_records(target, items)
+            report = ingest_records(target, items, optimize=False)
+        if report.written:
+            self._optimize_later(collection)
         return report_dict(report)
 
     def delete(self, collection: str, ids: list[str]) -> dict[str, Any]:
@@ -81,6 +92,32 @@ class Writer:
         with lock, target.store.batch():
             points, missing = delete_records(target.store, ids)
         return {"collection": collection, "deleted": len(ids) - len(missing), "points": points, "missing": missing}
+
+    def _optimize_later(self, name: str) -> None:
+        with self._guard:
+            if name in self._pending:
+                self._pending[name].cancel()
+            timer = self._pending[name] = threading.Timer(self.optimize_after, self._optimize, args=(name,))
+            timer.daemon = True
+            timer.start()
+
+    def _optimize(self, name: str) -> None:
+        with self._guard:
+            self._pending.pop(name, None)
+            collection, lock = self._collections[name], self._locks[name]
+        try:
+            with lock:
+                collection.store.optimize()
+        except Exception as error:  # an optimize that fails leaves a slower, never a wrong, collection
+            logger.warning("optimizing '%s' after writes failed: %s", name, error)
+
+    def close(self) -> None:
+        """Optimize what is still waiting for it, now (before the stores close)."""
+        with self._guard:
+            waiting = list(self._pending.items())
+        for name, timer in waiting:
+            timer.cancel()
+            self._optimize(name)
 
     def perform(self, action: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """A declared action tool's call (`upsert_records`, `delete_records`)."""

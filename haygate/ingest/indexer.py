@@ -94,9 +94,11 @@ def ingest_records(
     records: Iterable[SourceRecord],
     batch_records: int = BATCH_RECORDS,
     on_batch: Callable[[int], object] | None = None,
+    optimize: bool = True,
 ) -> IngestReport:
     """Records -> the collection, a batch at a time. Each batch becomes visible at once, and durable, when
-    it is written (`store.batch()`); `on_batch(n)` hears of every `n` records done."""
+    it is written (`store.batch()`); `on_batch(n)` hears of every `n` records done. `optimize`: compact
+    the collection at the end if anything was written (a server's writer does it once writes pause)."""
     report = IngestReport(collection.name)
     for batch in _batches(enumerate(records), batch_records):
         with collection.store.batch():
@@ -106,7 +108,7 @@ def ingest_records(
                 _index(collection, fresh, report)
         if on_batch is not None:
             on_batch(len(batch))
-    if report.written:
+    if report.written and optimize:
         collection.store.optimize()
     if collection.schema.links:
         report.warnings += dangling_links(collection.store, collection.schema.links)
