@@ -15,14 +15,13 @@ from haygate.gateway.client import ServerClient, local_server
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway, load_tools
 from haygate.ingest.extract import write_extractions
-from haygate.ingest.indexer import IngestReport, Refusal, delete_records, ingest_files, sample_files
+from haygate.ingest.indexer import BATCH_RECORDS, IngestReport, Refusal, delete_records, ingest_files, sample_files
 from haygate.ingest.readers import read_records
 from haygate.settings import Settings
 
 logger = logging.getLogger("haygate")
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
-REQUEST_RECORDS = 256  # records per write request when going through a server
 
 
 def server_for(args: argparse.Namespace, settings: Settings) -> ServerClient | None:
@@ -65,8 +64,8 @@ def ingest_through(client: ServerClient, collection: str, files: list[Path], pro
     report = IngestReport(collection)
     records = [record for path in files for record in read_records(path)]
     with tqdm(total=len(records), unit="rec", desc=f"ingest {collection}", disable=not progress) as bar:
-        for start in range(0, len(records), REQUEST_RECORDS):
-            batch = records[start : start + REQUEST_RECORDS]
+        for start in range(0, len(records), BATCH_RECORDS):
+            batch = records[start : start + BATCH_RECORDS]
             sendable = [(start + i, r) for i, r in enumerate(batch) if r.data is not None and not r.error]
             for index, record in enumerate(batch, start=start):
                 if record.data is None or record.error:

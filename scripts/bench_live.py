@@ -5,8 +5,8 @@ startup  Time from launching `haygate serve` to `initialize`, to `tools/list` an
          configuration with an empty data dir. `--before DIR` also runs a checkout of an older haygate (its
          code and configs) the same way, alternating rounds, so both are measured side by side.
 writes   Records per second written by `haygate ingest` in-process (a warm loader, the work only) against
-         the same records written through a warm `serve --http` in requests of 256, as the CLI does when a
-         server holds the data dir. `docs` (embedded with the model) and `entities` (no model).
+         the same records written through a warm `serve --http` in requests of 1,024 (one ingest batch), as
+         the CLI does when a server holds the data dir. `docs` (embedded with the model) and `entities` (no model).
 search   REST `search_docs` latency p50/p95 on a served `docs` collection, alone and while another client
          keeps upserting documents; every query is new to the server (no cached query embedding).
 
@@ -39,10 +39,11 @@ from fastmcp import Client
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from haygate.ingest.indexer import BATCH_RECORDS
+
 PROJECT = Path(__file__).resolve().parent.parent
 SHARED_SECTIONS = PROJECT.parent / "shared" / "data" / "haystack-docs" / "sections.jsonl"
 QUERY = {"query": "how do NOT filters work"}
-REQUEST_RECORDS = 256
 
 
 def load() -> float:
@@ -198,8 +199,8 @@ def served(data_dir: Path, log: Path) -> Iterator[str]:
 
 def upsert_through(url: str, collection: str, records: list[dict[str, Any]]) -> None:
     with httpx.Client(base_url=url, timeout=600) as http:
-        for start in range(0, len(records), REQUEST_RECORDS):
-            answer = http.put(f"/api/collections/{collection}/records", json=records[start : start + REQUEST_RECORDS])
+        for start in range(0, len(records), BATCH_RECORDS):
+            answer = http.put(f"/api/collections/{collection}/records", json=records[start : start + BATCH_RECORDS])
             answer.raise_for_status()
             assert not answer.json()["refused"], answer.json()["refused"][:3]
 
@@ -302,7 +303,7 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="a checkout of an older haygate to compare startup with")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--docs", type=int, default=600, help="documentation sections for writes and search")
-    parser.add_argument("--entities", type=int, default=3000)
+    parser.add_argument("--entities", type=int, default=9000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--skip", nargs="*", default=[], choices=["startup", "writes", "search"])
     args = parser.parse_args()
