@@ -1,29 +1,42 @@
-"""Write an evaluation: report.json (the schema in issue #3), report.md, TREC run files and a PNG plot."""
+"""Write an evaluation: report.json (the schema in issue #3), report.md, TREC run files and a PNG plot.
+
+The first variant is the baseline: the tables and the plot compare every other variant with it.
+"""
 
 import json
+import math
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from haygate.evaluation.datasets import Dataset
-from haygate.evaluation.runner import VariantResult
+from haygate.evaluation.runner import SIGNIFICANCE, STAT_TEST, Comparison, VariantResult
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 PLOT_METRIC = "ndcg@10"
+PANEL_COLUMNS = 3  # the plot wraps its panels (means, then one per variant) into rows of this many
+BASELINE_COLOR, VARIANT_COLOR, BETTER_COLOR, WORSE_COLOR = "#8c8c8c", "#4c72b0", "#55a868", "#c44e52"
 
 
 def report_dict(
-    dataset: Dataset, results: Sequence[VariantResult], comparisons: list[dict[str, Any]]
+    dataset: Dataset, results: Sequence[VariantResult], comparisons: Sequence[Comparison]
 ) -> dict[str, Any]:
     return {
         "dataset": dataset.name,
         "split": dataset.split,
         "n_queries": len(dataset.queries),
+        "baseline": results[0].name if results else None,
+        "stat_test": STAT_TEST,  # ranx's name: two-sided paired Student's t-test over queries
+        "alpha": SIGNIFICANCE,
         "variants": [
             {"name": r.name, "pipeline": r.pipeline, "metrics": r.metrics, "latency_ms": r.latency} for r in results
         ],
-        "comparisons": comparisons,
+        "comparisons": [asdict(c) for c in comparisons],
     }
 
 
@@ -34,10 +47,13 @@ def confidence_interval(values: Sequence[float]) -> float:
 
 
 def markdown(report: dict[str, Any], results: Sequence[VariantResult]) -> str:
+    """A summary table of every variant, then one table per variant against the baseline."""
     metrics = list(report["variants"][0]["metrics"]) if report["variants"] else []
-    lines = [
-        f"# Evaluation: {report['dataset']} ({report['split']}, {report['n_queries']} judged queries)",
-        "",
+    baseline = report["baseline"]
+    lines = [f"# Evaluation: {report['dataset']} ({report['split']}, {report['n_queries']} judged queries)", ""]
+    if baseline is not None:
+        lines += [f"Baseline: `{baseline}` (the first `--pipeline`); every other variant is compared with it.", ""]
+    lines += [
         "| variant | " + " | ".join(metrics) + " | p50 ms | p95 ms |",
         "|---" * (len(metrics) + 3) + "|",
     ]
@@ -46,23 +62,36 @@ def markdown(report: dict[str, Any], results: Sequence[VariantResult]) -> str:
             f"{variant['metrics'][m]:.4f} ± {confidence_interval(list(result.per_query[m].values())):.3f}"
             for m in metrics
         ]
+        label = f"{variant['name']} (baseline)" if variant["name"] == baseline else variant["name"]
         lines.append(
-            f"| {variant['name']} | "
+            f"| {label} | "
             + " | ".join(cells)
             + f" | {variant['latency_ms']['p50']:.1f} | {variant['latency_ms']['p95']:.1f} |"
         )
-    if report["comparisons"]:
+    by_variant: dict[str, list[dict[str, Any]]] = {}
+    for comparison in report["comparisons"]:
+        by_variant.setdefault(comparison["variant"], []).append(comparison)
+    for name, rows in by_variant.items():
         lines += [
             "",
-            "Paired two-sided t-test over queries (b minus a).",
+            f"## {name} vs {baseline}",
             "",
-            "| a | b | metric | delta | p-value |",
-            "|---|---|---|---|---|",
+            f"| metric | {baseline} | {name} | delta | p-value | better / tied / worse |",
+            "|---|---|---|---|---|---|",
         ]
-        for c in report["comparisons"]:
-            mark = " *" if c["p_value"] < 0.05 else ""
-            lines.append(f"| {c['a']} | {c['b']} | {c['metric']} | {c['delta']:+.4f} | {c['p_value']:.4g}{mark} |")
-        lines += ["", "`*` p < 0.05. ± is the 95% confidence half-width of the mean."]
+        for c in rows:
+            mark = " *" if c["significant"] else ""
+            lines.append(
+                f"| {c['metric']} | {c['baseline_value']:.4f} | {c['variant_value']:.4f} | {c['delta']:+.4f} "
+                f"| {c['p_value']:.4g}{mark} | {c['better']} / {c['tied']} / {c['worse']} |"
+            )
+    lines += ["", "± is the 95% confidence half-width of the mean."]
+    if by_variant:
+        lines[-1] += (
+            f" delta is variant minus baseline; p-value: two-sided paired Student's t-test over queries "
+            f"(ranx `compare`), `*` p ≤ {SIGNIFICANCE}. better / tied / worse: queries where the variant "
+            "scores above, equal to, below the baseline."
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -75,39 +104,89 @@ def write_trec(result: VariantResult, path: Path) -> None:
                     handle.write(f"{query_id} Q0 {doc_id} {rank} {value:.6f} {result.name}\n")
 
 
-def plot(results: Sequence[VariantResult], path: Path) -> None:
+def plot_metric(results: Sequence[VariantResult]) -> str:
+    """nDCG@10 when it was measured, else the first metric measured."""
+    measured = list(results[0].metrics) if results else []
+    return PLOT_METRIC if PLOT_METRIC in measured or not measured else measured[0]
+
+
+def comparison_figure(results: Sequence[VariantResult], comparisons: Sequence[Comparison]) -> "Figure":
+    """The means of every variant (95% CI), then one per-query difference panel per variant vs the baseline.
+
+    Difference panels share their y axis, so variants compare by eye; panels wrap into rows of three.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = 2 if len(results) >= 2 else 1
-    figure, axes = plt.subplots(1, panels, figsize=(6 * panels, 4), squeeze=False)
-    names = [r.name for r in results]
-    means = [r.metrics[PLOT_METRIC] for r in results]
-    errors = [confidence_interval(list(r.per_query[PLOT_METRIC].values())) for r in results]
-    bars = axes[0][0]
-    bars.bar(names, means, yerr=errors, capsize=6, color="#4c72b0")
-    bars.set_ylabel(PLOT_METRIC)
-    bars.set_title(f"{PLOT_METRIC} per variant (95% CI)")
-    bars.set_ylim(0, max(1e-6, max(m + e for m, e in zip(means, errors, strict=True))) * 1.15)
-    bars.tick_params(axis="x", rotation=20)
-    if panels == 2:
-        first, second = results[0], results[1]
-        queries = sorted(first.per_query[PLOT_METRIC])
-        deltas = sorted(second.per_query[PLOT_METRIC].get(q, 0.0) - first.per_query[PLOT_METRIC][q] for q in queries)
-        diff = axes[0][1]
-        diff.bar(range(len(deltas)), deltas, width=1.0, color=["#55a868" if d > 0 else "#c44e52" for d in deltas])
-        diff.axhline(0, color="black", linewidth=0.8)
-        diff.set_title(f"per-query {PLOT_METRIC}: {second.name} minus {first.name}")
-        diff.set_xlabel("queries, sorted by difference")
+    metric = plot_metric(results)
+    baseline = results[0]
+    tests = {c.variant: c for c in comparisons if c.metric == metric}
+    panels = len(results)  # the means, then one per variant after the baseline
+    columns = min(PANEL_COLUMNS, panels)
+    rows = math.ceil(panels / columns)
+    figure, grid = plt.subplots(rows, columns, figsize=(5.5 * columns, 4.2 * rows), squeeze=False)
+    axes = list(grid.flat)
+    for unused in axes[panels:]:
+        unused.set_visible(False)
+
+    means_axis = axes[0]
+    labels = [f"{r.name}\n(baseline)" if r is baseline else r.name for r in results]
+    means = [r.metrics[metric] for r in results]
+    errors = [confidence_interval(list(r.per_query[metric].values())) for r in results]
+    colors = [BASELINE_COLOR] + [VARIANT_COLOR] * (len(results) - 1)
+    bars = means_axis.bar(labels, means, yerr=errors, capsize=6, color=colors)
+    top = max(1e-6, max(m + e for m, e in zip(means, errors, strict=True)))
+    for bar, result, error in zip(bars, results, errors, strict=True):
+        test = tests.get(result.name)
+        if test is not None:
+            mark = "*" if test.significant else ""
+            means_axis.annotate(
+                f"{test.delta:+.3f}{mark}",
+                (bar.get_x() + bar.get_width() / 2, bar.get_height() + error),
+                ha="center",
+                va="bottom",
+                fontsize=9,
+                xytext=(0, 2),
+                textcoords="offset points",
+            )
+    means_axis.set_ylabel(metric)
+    means_axis.set_title(f"{metric} per variant (95% CI)\nlabels: delta vs {baseline.name}, * p ≤ {SIGNIFICANCE}")
+    means_axis.set_ylim(0, top * 1.2)
+    means_axis.tick_params(axis="x", rotation=20)
+
+    queries = sorted(baseline.per_query[metric])
+    deltas = {
+        r.name: sorted(r.per_query[metric].get(q, 0.0) - baseline.per_query[metric][q] for q in queries)
+        for r in results[1:]
+    }
+    reach = max((abs(d) for values in deltas.values() for d in values), default=0.0) or 1.0
+    for axis, result in zip(axes[1:panels], results[1:], strict=True):
+        values = deltas[result.name]
+        axis.bar(range(len(values)), values, width=1.0, color=[BETTER_COLOR if d > 0 else WORSE_COLOR for d in values])
+        axis.axhline(0, color="black", linewidth=0.8)
+        axis.set_ylim(-reach * 1.1, reach * 1.1)
+        test = tests.get(result.name)
+        summary = f"delta {test.delta:+.4f}, p = {test.p_value:.3g}" if test is not None else ""
+        axis.set_title(f"per-query {metric}: {result.name} minus {baseline.name}\n{summary}")
+        better, worse = sum(d > 0 for d in values), sum(d < 0 for d in values)
+        tied = len(values) - better - worse
+        axis.set_xlabel(f"queries sorted by difference: {better} better, {worse} worse, {tied} tied")
     figure.tight_layout()
+    return figure
+
+
+def plot(results: Sequence[VariantResult], comparisons: Sequence[Comparison], path: Path) -> None:
+    figure = comparison_figure(results, comparisons)  # chooses the Agg backend before pyplot is imported here
+    import matplotlib.pyplot as plt
+
     figure.savefig(path, dpi=110)
     plt.close(figure)
 
 
 def write_report(
-    out: Path, dataset: Dataset, results: Sequence[VariantResult], comparisons: list[dict[str, Any]]
+    out: Path, dataset: Dataset, results: Sequence[VariantResult], comparisons: Sequence[Comparison]
 ) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     (out / "runs").mkdir(exist_ok=True)
@@ -117,5 +196,5 @@ def write_report(
     for result in results:
         write_trec(result, out / "runs" / f"{result.name}.trec")
     if results:
-        plot(results, out / "plot.png")
+        plot(results, comparisons, out / "plot.png")
     return report

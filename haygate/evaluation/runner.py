@@ -8,25 +8,31 @@ with that store's folder as `data_dir`, and one loader serves indexing and query
 """
 
 import hashlib
-import itertools
 import json
 import logging
+import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from ranx import Qrels, Run, evaluate
-from scipy.stats import ttest_rel
+from haystack import Pipeline
+from haystack_integrations.components.embedders.sentence_transformers import (
+    SentenceTransformersDocumentEmbedder,
+    SentenceTransformersTextEmbedder,
+)
+from ranx import Qrels, Run, compare, evaluate
 from tqdm import tqdm
 
 from haygate.components.dense_text_embedder import DenseTextEmbedder
 from haygate.errors import ConfigurationError, InvalidRequestError
 from haygate.evaluation.datasets import Dataset, file_digest
 from haygate.gateway.loader import LoadedPipeline, Loader
-from haygate.ingest.indexer import ingest_files
+from haygate.ingest.indexer import ingest_records
+from haygate.ingest.readers import count_records, read_records
 from haygate.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -36,7 +42,11 @@ DEFAULT_METRICS = ("ndcg@10", "recall@100", "mrr@10", "map@100")
 RUN_DEPTH = 100
 EMPTY_CONTENT = "empty or missing content"
 QUERY_INPUT, DEPTH_INPUT, RESULT_OUTPUT = "query", "max_results", "result"
+STAT_TEST = "student"  # ranx's two-sided paired Student's t-test over queries
+SIGNIFICANCE = 0.05
 Variant = tuple[str, Path, LoadedPipeline]
+# Given the number of texts one embedding call is about to embed: a bar (context manager) to advance per batch.
+BarFor = Callable[[int], AbstractContextManager[Any]]
 
 
 @dataclass
@@ -52,6 +62,27 @@ class VariantResult:
     def latency(self) -> dict[str, float]:
         values = np.asarray(self.latencies_ms)
         return {"p50": round(float(np.percentile(values, 50)), 2), "p95": round(float(np.percentile(values, 95)), 2)}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One variant against the baseline (the first `--pipeline`) on one metric, as ranx's `compare` reports it.
+
+    `delta` is variant minus baseline; `better`/`tied`/`worse` count the queries where the variant scores
+    above, equal to or below the baseline.
+    """
+
+    baseline: str
+    variant: str
+    metric: str
+    baseline_value: float
+    variant_value: float
+    delta: float
+    p_value: float
+    significant: bool
+    better: int
+    tied: int
+    worse: int
 
 
 def check_metrics(metrics: Sequence[str]) -> list[str]:
@@ -105,10 +136,25 @@ def ensure_index(loader: Loader, dataset: Dataset, progress: bool = True) -> Pat
         logger.info("reusing eval index %s", folder)
         return folder
     started = time.perf_counter()
-    # One batch for the whole corpus: sentence-transformers then sorts every text by length.
-    report = ingest_files(
-        loader.collection(EVAL_COLLECTION), [dataset.corpus_path], progress=progress, batch_records=1 << 20
-    )
+    collection = loader.collection(EVAL_COLLECTION)
+    total = count_records(dataset.corpus_path)
+    with tqdm(total=total, desc=f"index {dataset.name}", unit="doc", disable=not progress) as bar:
+        done = 0
+
+        def records_done(count: int) -> None:
+            """Catch up with records that were not embedded (refused ones) once their batch is written."""
+            nonlocal done
+            done += count
+            bar.update(max(0, done - bar.n))
+
+        # One ingest batch for the whole corpus: BM25's `avg_len: auto` is measured on it, and
+        # sentence-transformers sorts every text by length. The bar still moves with each embedded batch.
+        with counted_embeddings(collection.indexing, lambda _: nullcontext(bar)):
+            report = ingest_records(
+                collection, read_records(dataset.corpus_path), batch_records=1 << 20, on_batch=records_done
+            )
+        bar.total = report.records  # the line count was an estimate (blank lines)
+        bar.refresh()
     logger.info("indexed %d documents of %s in %.0f s", report.records, dataset.name, time.perf_counter() - started)
     # Documents without text cannot be indexed (real corpora such as Cranfield have a few): they stay
     # unretrievable and count as misses. Any other rejected record is a real problem.
@@ -134,14 +180,19 @@ def run_variant(
     run: dict[str, dict[str, float]] = {}
     latencies: list[float] = []
     loaded.pipeline.warm_up()
-    for _, instance in loaded.pipeline.walk():
-        if isinstance(instance, DenseTextEmbedder):
-            queries = list(dataset.queries.values())
-            # Query vectors are kept beside the eval index: a warm re-run does not embed them again.
-            if index is not None:
-                instance.prefill_from_file(queries, index)
-            else:
-                instance.prefill(queries)
+    queries = list(dataset.queries.values())
+
+    def embedding_bar(texts: int) -> Any:
+        return tqdm(total=texts, desc=f"embed queries {name}", unit="q", disable=not progress)
+
+    with counted_embeddings(loaded.pipeline, embedding_bar):
+        for _, instance in loaded.pipeline.walk():
+            if isinstance(instance, DenseTextEmbedder):
+                # Query vectors are kept beside the eval index: a warm re-run does not embed them again.
+                if index is not None:
+                    instance.prefill_from_file(queries, index)
+                else:
+                    instance.prefill(queries)
     for query_id, text in tqdm(dataset.queries.items(), desc=f"query {name}", unit="q", disable=not progress):
         start = time.perf_counter()
         result = loaded.run({QUERY_INPUT: text, DEPTH_INPUT: depth})[RESULT_OUTPUT]
@@ -159,26 +210,100 @@ def score(result: VariantResult, dataset: Dataset, metrics: Sequence[str]) -> No
     result.per_query = {m: {q: float(v) for q, v in run.scores[m].items()} for m in metrics}
 
 
-def compare(results: Sequence[VariantResult], metrics: Sequence[str]) -> list[dict[str, Any]]:
-    """Every pair of variants, every metric: mean difference and a paired two-sided t-test over queries."""
+def compare_with_baseline(
+    results: Sequence[VariantResult], dataset: Dataset, metrics: Sequence[str]
+) -> list[Comparison]:
+    """Every variant after the first against the first (the baseline), every metric, with ranx's `compare`.
+
+    Only these pairs are tested: the report answers "did this change beat the baseline", not every pair.
+    """
+    if not results:
+        return []
+    qrels, baseline = Qrels(dataset.qrels), results[0]
+    baseline_run = Run(baseline.run, name=baseline.name)
     comparisons = []
-    for a, b in itertools.combinations(results, 2):
+    for variant in results[1:]:
+        report = compare(
+            qrels,
+            [baseline_run, Run(variant.run, name=variant.name)],
+            list(metrics),
+            stat_test=STAT_TEST,
+            max_p=SIGNIFICANCE,
+            make_comparable=True,
+        )
+        tests = report.comparisons[{baseline.name, variant.name}]
         for metric in metrics:
-            queries = sorted(a.per_query[metric])
-            left = np.array([a.per_query[metric][q] for q in queries])
-            right = np.array([b.per_query[metric].get(q, 0.0) for q in queries])
-            # Identical per-query scores have no variance to test: call that p = 1.
-            p_value = 1.0 if np.allclose(left, right) else float(ttest_rel(right, left).pvalue)
+            p_value = float(tests[metric]["p_value"])
+            # Identical per-query scores leave nothing to test (ranx gives NaN): no evidence of a difference.
+            p_value = 1.0 if math.isnan(p_value) else p_value
+            baseline_value = float(report.results[baseline.name][metric])
+            variant_value = float(report.results[variant.name][metric])
+            counts = report.win_tie_loss[(variant.name, baseline.name)][metric]
             comparisons.append(
-                {
-                    "a": a.name,
-                    "b": b.name,
-                    "metric": metric,
-                    "delta": round(float(right.mean() - left.mean()), 4),
-                    "p_value": round(p_value, 6),
-                }
+                Comparison(
+                    baseline=baseline.name,
+                    variant=variant.name,
+                    metric=metric,
+                    baseline_value=round(baseline_value, 4),
+                    variant_value=round(variant_value, 4),
+                    delta=round(variant_value - baseline_value, 4),
+                    p_value=float(f"{p_value:.4g}"),  # significant digits: a tiny p is not 0
+                    significant=bool(tests[metric]["significant"]),
+                    better=int(counts["W"]),
+                    tied=int(counts["T"]),
+                    worse=int(counts["L"]),
+                )
             )
     return comparisons
+
+
+class CountingBackend:
+    """Stands in for a sentence-transformers embedding backend and advances a bar after every batch.
+
+    The texts are sorted by length, as one `encode` call sorts them, and embedded one batch per call, so
+    the batches are those a single call makes; the vectors come back in the caller's order.
+    """
+
+    def __init__(self, backend: Any, bar_for: BarFor) -> None:
+        self.backend = backend
+        self.bar_for = bar_for
+
+    def embed(self, data: list[Any], batch_size: int = 32, **kwargs: Any) -> list[Any]:
+        order = sorted(range(len(data)), key=lambda i: -len(data[i]))
+        vectors: list[Any] = [None] * len(data)
+        with self.bar_for(len(data)) as bar:
+            for start in range(0, len(order), batch_size):
+                batch = order[start : start + batch_size]
+                embedded = self.backend.embed([data[i] for i in batch], batch_size=batch_size, **kwargs)
+                for position, vector in zip(batch, embedded, strict=True):
+                    vectors[position] = vector
+                bar.update(len(batch))
+        return vectors
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.backend, name)
+
+
+@contextmanager
+def counted_embeddings(pipeline: Pipeline, bar_for: BarFor) -> Iterator[None]:
+    """While inside, the pipeline's sentence-transformers embedders advance a bar per embedded batch.
+
+    Embedding is most of the time of indexing and of query prefill, and it happens in one call: without
+    this, a bar would sit still until the whole corpus is embedded. Backends are shared between
+    components, so each component gets a wrapper of its own and its backend back afterwards.
+    """
+    wrapped = []
+    for _, instance in pipeline.walk():
+        if isinstance(instance, SentenceTransformersDocumentEmbedder | SentenceTransformersTextEmbedder):
+            if instance.embedding_backend is None:
+                instance.warm_up()
+            wrapped.append((instance, instance.embedding_backend))
+            instance.embedding_backend = CountingBackend(instance.embedding_backend, bar_for)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        for instance, backend in wrapped:
+            instance.embedding_backend = backend
 
 
 def evaluate_variants(
@@ -187,8 +312,11 @@ def evaluate_variants(
     pipelines: Sequence[Path],
     metrics: Sequence[str] = DEFAULT_METRICS,
     progress: bool = True,
-) -> tuple[list[VariantResult], list[dict[str, Any]]]:
-    """Everything is validated first (metrics, pipelines); then index once, then run each variant."""
+) -> tuple[list[VariantResult], list[Comparison]]:
+    """Everything is validated first (metrics, pipelines); then index once, then run each variant.
+
+    The first pipeline is the baseline: every other variant is compared with it.
+    """
     metrics = check_metrics(metrics)
     with Loader(eval_settings(settings, dataset)) as loader:
         variants = load_variants(loader, pipelines)
@@ -200,4 +328,4 @@ def evaluate_variants(
             score(result, dataset, metrics)
             results.append(result)
             logger.info("%s: %d queries in %.1f s", name, len(dataset.queries), time.perf_counter() - started)
-    return results, compare(results, metrics)
+    return results, compare_with_baseline(results, dataset, metrics)

@@ -2,11 +2,18 @@
 
 A grid is a YAML mapping `component.parameter -> [values]`, e.g.
 
-    retriever.rrf_k: [2, 10, 60]
-    retriever.weights: [{dense: 1.0, sparse: 1.0}, {dense: 1.0, sparse: 1.5}]
+    retriever.prefetch_limit: [100, 200, 400]
+    retriever.weights: [{dense: 1.0, sparse: 1.0}, {dense: 1.0, sparse: 1.5}]   # with fusion rrf or sum
+
+Every axis must be able to change results. An axis naming no component parameter is refused, and so is one
+the rest of the point makes irrelevant, as the component itself says: a component class may answer
+`ignored_settings(init_parameters) -> {parameter: why}` (HybridRetriever does: `weights` with DBSF, `rrf_k`
+without RRF, ...), the same answer its `__init__` refuses set parameters by. Otherwise a 12-point grid can be
+3 distinct points run 4 times each, and nothing says so.
 """
 
 import copy
+import inspect
 import itertools
 import json
 from dataclasses import dataclass
@@ -26,7 +33,7 @@ from haygate.evaluation.runner import (
     run_variant,
     score,
 )
-from haygate.gateway.loader import Loader
+from haygate.gateway.loader import Loader, _allowed_class
 from haygate.settings import Settings
 
 
@@ -39,23 +46,58 @@ class GridPoint:
     path: Path
 
 
-def load_grid(path: Path, pipeline: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every combination of the grid, after checking each key names a real component parameter."""
+def load_grid(path: Path, pipeline: dict[str, Any], pipeline_path: Path) -> list[dict[str, Any]]:
+    """Every combination of the grid, after checking each key names a real component parameter that some
+    point could change results with, and that no axis repeats a value."""
     try:
         grid = yaml.safe_load(Path(path).read_text())
     except (OSError, yaml.YAMLError) as error:
         raise ConfigurationError(f"{path}: cannot read grid: {error}") from None
     if not isinstance(grid, dict) or not grid:
         raise ConfigurationError(f"{path}: a grid is a mapping of component.parameter to a list of values")
+    classes: dict[str, type] = {}
     for key, values in grid.items():
         component, _, parameter = str(key).partition(".")
         if component not in pipeline["components"] or not parameter:
             known = ", ".join(pipeline["components"])
             raise ConfigurationError(f"{path}: '{key}' must be component.parameter; components: {known}")
+        if component not in classes:
+            classes[component] = _allowed_class(Path(pipeline_path), component, pipeline["components"][component])
+        init = classes[component].__init__  # type: ignore[misc]
+        accepted = [name for name in inspect.signature(init).parameters if name != "self"]
+        if parameter not in accepted:
+            raise ConfigurationError(
+                f"{path}: '{key}': component '{component}' has no parameter '{parameter}'; "
+                f"its parameters: {', '.join(accepted)}"
+            )
         if not isinstance(values, list) or not values:
             raise ConfigurationError(f"{path}: '{key}' needs a non-empty list of values")
+        distinct = {json.dumps(value, sort_keys=True, default=str) for value in values}
+        if len(distinct) < len(values):
+            raise ConfigurationError(f"{path}: '{key}' repeats a value: {values}")
     keys = list(grid)
-    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(grid[k] for k in keys))]
+    points = [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(grid[k] for k in keys))]
+    for params in points:
+        _refuse_ignored_axes(path, pipeline, classes, params)
+    return points
+
+
+def _refuse_ignored_axes(
+    path: Path, pipeline: dict[str, Any], classes: dict[str, type], params: dict[str, Any]
+) -> None:
+    """Ask each tuned component which of its parameters this point makes irrelevant; none may be an axis."""
+    for component, cls in classes.items():
+        ignored_settings = getattr(cls, "ignored_settings", None)
+        if not callable(ignored_settings):
+            continue
+        axes = {key.partition(".")[2]: value for key, value in params.items() if key.partition(".")[0] == component}
+        settings = {**(pipeline["components"][component].get("init_parameters") or {}), **axes}
+        for parameter, why in ignored_settings(settings).items():
+            if parameter in axes:
+                raise ConfigurationError(
+                    f"{path}: grid axis '{component}.{parameter}' cannot change results: {why} "
+                    f"(at the point {json.dumps(params, default=str)}); drop the axis, or tune it where it counts"
+                )
 
 
 def apply_point(pipeline: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
@@ -78,7 +120,7 @@ def tune(
 ) -> dict[str, Any]:
     metrics = check_metrics([*DEFAULT_METRICS, objective])
     base = yaml.safe_load(Path(pipeline_path).read_text())
-    points = load_grid(grid_path, base)
+    points = load_grid(grid_path, base, Path(pipeline_path))
     out.mkdir(parents=True, exist_ok=True)
     point_dir = out / "points"
     point_dir.mkdir(exist_ok=True)

@@ -1,6 +1,7 @@
 """`haygate eval` and `haygate tune` end to end on a tiny judged dataset written for these tests."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,9 @@ def data_dir(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Path:
     return settings.data_dir
 
 
-def test_eval_writes_reports_and_reuses_the_index(data_dir: Path, tmp_path: Path) -> None:
+def test_eval_compares_every_variant_with_the_first_and_reuses_the_index(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out"
     argv = [
         "eval",
@@ -29,34 +32,52 @@ def test_eval_writes_reports_and_reuses_the_index(data_dir: Path, tmp_path: Path
         str(TINY),
         "--split",
         "train",
-        "--no-progress",
         "--out",
         str(out),
         "--pipeline",
         str(PIPELINES / "beir_lexical.yaml"),
         "--pipeline",
         str(PIPELINES / "beir_hybrid.yaml"),
+        "--pipeline",
+        str(PIPELINES / "beir_dense.yaml"),
         "--metric",
         "precision@1",
     ]
     assert main(argv) == 0
+    bars = capsys.readouterr().err
+    # The bars count documents indexed and queries run, with a rate and an ETA.
+    assert re.search(r"index tiny_beir: 100%.*25/25 \[[0-9:]+<[0-9:]+, *[0-9.]+(doc/s|s/doc)\]", bars), bars
+    assert re.search(r"query beir_dense: 100%.*5/5 \[[0-9:]+<[0-9:]+, *[0-9.]+(q/s|s/q)\]", bars), bars
+
     report = json.loads((out / "report.json").read_text())
     assert report["dataset"] == "tiny_beir" and report["split"] == "train" and report["n_queries"] == 5
-    assert [v["name"] for v in report["variants"]] == ["beir_lexical", "beir_hybrid"]
+    assert [v["name"] for v in report["variants"]] == ["beir_lexical", "beir_hybrid", "beir_dense"]
+    metrics = {"ndcg@10", "recall@100", "mrr@10", "map@100", "precision@1"}
     for variant in report["variants"]:
-        assert set(variant["metrics"]) == {"ndcg@10", "recall@100", "mrr@10", "map@100", "precision@1"}
+        assert set(variant["metrics"]) == metrics
         assert 0.5 < variant["metrics"]["ndcg@10"] <= 1.0  # the fixture's judged answers are easy to find
         assert variant["latency_ms"]["p95"] >= variant["latency_ms"]["p50"] > 0
-    comparison = report["comparisons"][0]
-    assert comparison.keys() == {"a", "b", "metric", "delta", "p_value"} and 0 <= comparison["p_value"] <= 1
-    assert "| beir_hybrid |" in (out / "report.md").read_text()
+    assert report["baseline"] == "beir_lexical"
+    compared = {(c["baseline"], c["variant"], c["metric"]) for c in report["comparisons"]}
+    assert compared == {("beir_lexical", v, m) for v in ("beir_hybrid", "beir_dense") for m in metrics}
+    by_name = {v["name"]: v["metrics"] for v in report["variants"]}
+    for c in report["comparisons"]:
+        assert 0 <= c["p_value"] <= 1 and c["better"] + c["tied"] + c["worse"] == 5
+        assert c["baseline_value"] == pytest.approx(by_name["beir_lexical"][c["metric"]], abs=1e-4)
+        assert c["variant_value"] == pytest.approx(by_name[c["variant"]][c["metric"]], abs=1e-4)
+        assert c["delta"] == pytest.approx(c["variant_value"] - c["baseline_value"], abs=2e-4)
+    text = (out / "report.md").read_text()
+    assert "| beir_lexical (baseline) |" in text
+    assert "## beir_hybrid vs beir_lexical" in text and "## beir_dense vs beir_lexical" in text
+    assert "| metric | beir_lexical | beir_dense | delta | p-value | better / tied / worse |" in text
     trec = (out / "runs" / "beir_hybrid.trec").read_text().splitlines()
     assert trec[0].split()[1] == "Q0" and trec[0].split()[3] == "1"
     assert (out / "plot.png").read_bytes()[:4] == b"\x89PNG"
     stores = list((data_dir / "eval").iterdir())
     assert len(stores) == 1
-    assert main([*argv[:-2]]) == 0  # a second run reuses the same eval store
+    assert main([*argv[:-2], "--no-progress"]) == 0  # a second run reuses the same eval store
     assert list((data_dir / "eval").iterdir()) == stores
+    assert "index tiny_beir" not in capsys.readouterr().err
 
 
 def test_tune_writes_best_pipeline_and_validates(data_dir: Path, tmp_path: Path) -> None:

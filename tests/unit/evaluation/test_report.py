@@ -1,0 +1,160 @@
+"""Every variant is compared with the first (the baseline) by ranx, in report.json, report.md and the plot."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import ttest_rel
+
+from haygate.evaluation.datasets import Dataset, load_dataset
+from haygate.evaluation.report import comparison_figure, markdown, report_dict, write_report
+from haygate.evaluation.runner import Comparison, VariantResult, compare_with_baseline, score
+
+TINY = Path(__file__).resolve().parents[2] / "fixtures" / "tiny_beir"
+METRICS = ["ndcg@10", "mrr@10", "recall@100"]
+
+
+def ranked(*doc_ids: str) -> dict[str, float]:
+    """A ranking as the runner stores it: scores from ranks."""
+    return {doc_id: 1.0 / rank for rank, doc_id in enumerate(doc_ids, start=1)}
+
+
+# Train split judgments: q1 -> d1 (d21), q2 -> d2, q3 -> d21 (d22), q4 -> d5, q5 -> d10.
+BASELINE_RUN = {
+    "q1": ranked("d7", "d8", "d1"),
+    "q2": ranked("d7", "d8", "d2"),
+    "q3": ranked("d7", "d8", "d21"),
+    "q4": ranked("d7", "d8", "d5"),
+    "q5": ranked("d7", "d8", "d10"),
+}
+BETTER_RUN = {  # better on three queries, worse on one, tied on one
+    "q1": ranked("d1", "d21"),
+    "q2": ranked("d2"),
+    "q3": ranked("d8", "d21", "d22"),
+    "q4": ranked("d7", "d8", "d5"),
+    "q5": ranked("d7", "d8", "d9", "d10"),
+}
+
+
+@pytest.fixture(scope="module")
+def dataset() -> Dataset:
+    return load_dataset(TINY, "train")
+
+
+def variant(name: str, run: dict[str, dict[str, float]], dataset: Dataset) -> VariantResult:
+    result = VariantResult(name=name, pipeline=f"{name}.yaml", run=run, latencies_ms=[1.0, 2.0, 3.0])
+    score(result, dataset, METRICS)
+    return result
+
+
+@pytest.fixture(scope="module")
+def three(dataset: Dataset) -> list[VariantResult]:
+    """A baseline, a variant that differs from it, and one identical to it."""
+    runs = {"base": BASELINE_RUN, "better": BETTER_RUN, "same": BASELINE_RUN}
+    return [variant(name, run, dataset) for name, run in runs.items()]
+
+
+@pytest.fixture(scope="module")
+def comparisons(three: list[VariantResult], dataset: Dataset) -> list[Comparison]:
+    return compare_with_baseline(three, dataset, METRICS)
+
+
+def test_every_variant_is_compared_with_the_first_only(comparisons: list[Comparison]) -> None:
+    pairs = [(c.baseline, c.variant, c.metric) for c in comparisons]
+    assert pairs == [("base", v, m) for v in ("better", "same") for m in METRICS]
+
+
+def test_comparison_numbers_match_the_per_query_scores(
+    three: list[VariantResult], comparisons: list[Comparison]
+) -> None:
+    base, better, _ = three
+    [ndcg] = [c for c in comparisons if c.variant == "better" and c.metric == "ndcg@10"]
+    left = np.array([base.per_query["ndcg@10"][q] for q in sorted(base.per_query["ndcg@10"])])
+    right = np.array([better.per_query["ndcg@10"][q] for q in sorted(base.per_query["ndcg@10"])])
+    assert ndcg.baseline_value == pytest.approx(base.metrics["ndcg@10"], abs=1e-4)
+    assert ndcg.variant_value == pytest.approx(better.metrics["ndcg@10"], abs=1e-4)
+    assert ndcg.delta == pytest.approx(right.mean() - left.mean(), abs=1e-4) and ndcg.delta > 0
+    assert ndcg.p_value == pytest.approx(ttest_rel(right, left).pvalue, rel=1e-3)  # scipy as an independent check
+    assert (ndcg.better, ndcg.tied, ndcg.worse) == (3, 1, 1)
+    assert ndcg.significant == (ndcg.p_value <= 0.05)
+
+
+def test_an_identical_variant_has_no_difference(comparisons: list[Comparison]) -> None:
+    for same in (c for c in comparisons if c.variant == "same"):
+        assert (same.delta, same.p_value, same.significant) == (0.0, 1.0, False)
+        assert (same.better, same.tied, same.worse) == (0, 5, 0)
+
+
+def test_markdown_has_one_table_per_variant_against_the_baseline(
+    dataset: Dataset, three: list[VariantResult], comparisons: list[Comparison]
+) -> None:
+    text = markdown(report_dict(dataset, three, comparisons), three)
+    assert "| base (baseline) |" in text and "| better |" in text
+    assert "## better vs base" in text and "## same vs base" in text and "vs better" not in text
+    assert "| metric | base | better | delta | p-value | better / tied / worse |" in text
+    [ndcg] = [c for c in comparisons if c.variant == "better" and c.metric == "ndcg@10"]
+    row = f"| ndcg@10 | {ndcg.baseline_value:.4f} | {ndcg.variant_value:.4f} | {ndcg.delta:+.4f} | {ndcg.p_value:.4g}"
+    assert row in text and "| 3 / 1 / 1 |" in text
+
+
+def test_plot_has_a_difference_panel_for_every_variant(
+    three: list[VariantResult], comparisons: list[Comparison]
+) -> None:
+    figure = comparison_figure(three, comparisons)
+    axes = [a for a in figure.axes if a.get_visible()]
+    assert len(axes) == 3
+    means, *differences = axes
+    assert len(means.patches) == 3 and "ndcg@10 per variant" in means.get_title()
+    assert [a.get_title().splitlines()[0] for a in differences] == [
+        "per-query ndcg@10: better minus base",
+        "per-query ndcg@10: same minus base",
+    ]
+    assert all(len(a.patches) == 5 for a in differences)  # one bar per judged query
+    assert differences[0].get_ylim() == differences[1].get_ylim()  # one scale, comparable by eye
+    assert "3 better, 1 worse, 1 tied" in differences[0].get_xlabel()
+
+
+def test_plot_wraps_five_variants_into_rows(dataset: Dataset) -> None:
+    five = [variant(name, BETTER_RUN if i % 2 else BASELINE_RUN, dataset) for i, name in enumerate("abcde")]
+    figure = comparison_figure(five, compare_with_baseline(five, dataset, METRICS))
+    visible = [a for a in figure.axes if a.get_visible()]
+    assert len(visible) == 5 and len(figure.axes) == 6  # a 2 x 3 grid, the last cell hidden
+    assert {a.get_title().splitlines()[0] for a in visible[1:]} == {
+        f"per-query ndcg@10: {name} minus a" for name in "bcde"
+    }
+
+
+def test_write_report_structures_the_comparisons(
+    tmp_path: Path, dataset: Dataset, three: list[VariantResult], comparisons: list[Comparison]
+) -> None:
+    write_report(tmp_path, dataset, three, comparisons)
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["baseline"] == "base" and report["stat_test"] == "student" and report["alpha"] == 0.05
+    assert {(c["variant"], c["metric"]) for c in report["comparisons"]} == {
+        (v, m) for v in ("better", "same") for m in METRICS
+    }
+    assert set(report["comparisons"][0]) == {
+        "baseline",
+        "variant",
+        "metric",
+        "baseline_value",
+        "variant_value",
+        "delta",
+        "p_value",
+        "significant",
+        "better",
+        "tied",
+        "worse",
+    }
+    assert (tmp_path / "plot.png").read_bytes()[:4] == b"\x89PNG"
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["base.trec", "better.trec", "same.trec"]
+
+
+def test_a_single_variant_has_no_comparisons(tmp_path: Path, dataset: Dataset) -> None:
+    alone = [variant("base", BASELINE_RUN, dataset)]
+    assert compare_with_baseline(alone, dataset, METRICS) == []
+    report = write_report(tmp_path, dataset, alone, [])
+    assert report["baseline"] == "base" and report["comparisons"] == []
+    assert " vs " not in (tmp_path / "report.md").read_text()
+    assert (tmp_path / "plot.png").read_bytes()[:4] == b"\x89PNG"
