@@ -1,7 +1,8 @@
 """`CvProfiler`: at ingest, each whole CV gets its profile, stored on every chunk it is later split into.
 
 - skills, named outright or by an alias of the vocabulary (`configs/skills.yaml`);
-- years of experience (a stated total, else merged work-history ranges) and the experience level;
+- years of experience (a stated total, else merged work-history ranges), what they rest on
+  (`experience_basis`, `experience_open_ended`) and the experience level;
 - semantic evidence: for each vocabulary skill the CV does not name, its closest short phrase and the
   cosine similarity, so `SkillCoverageRanker` can match "container orchestration" to Kubernetes with a
   threshold set at query time (calibrating needs no re-index).
@@ -64,8 +65,9 @@ class CvProfiler:
     @component.output_types(documents=list[Document])
     def run(self, documents: list[Document]) -> dict[str, Any]:
         """
-        :param documents: whole CVs (before splitting). `meta.as_of` (an ISO date) is when "Present" was
-            written; without it, today.
+        :param documents: whole CVs (before splitting). `meta.as_of` (an ISO date) is when the CV was
+            written, where its "to Present" ranges end. Without it they end at the latest date the CV's work
+            history states, and the profile says the years are a lower bound (`experience_open_ended`).
         """
         self.warm_up()
         assert self._vocabulary is not None
@@ -100,10 +102,11 @@ class CvProfiler:
         return evidence
 
 
-def _as_of(document: Document) -> dt.date:
+def _as_of(document: Document) -> dt.date | None:
+    """The record's own date; never today, which says nothing about when the CV was written."""
     as_of = document.meta.get("as_of")
     if not as_of:
-        return dt.date.today()
+        return None
     try:
         return dt.date.fromisoformat(str(as_of)[:10])
     except ValueError as error:

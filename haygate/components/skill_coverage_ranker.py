@@ -203,6 +203,9 @@ class SkillCoverageRanker:
             "missing_skills": [s for s in required if s not in matched_required],
             "experience_level": cv.meta.get("experience_level", "unknown"),
             "years_of_experience": cv.meta.get("years_of_experience"),
+            # Why the level: null when the CV was profiled before haygate recorded these.
+            "experience_basis": cv.meta.get("experience_basis"),
+            "experience_open_ended": cv.meta.get("experience_open_ended"),
             "match_details": [m.as_dict() for m in matches],
             "retrieval_score": round(retrieval_score, 4),
         }

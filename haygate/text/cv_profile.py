@@ -9,7 +9,7 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +20,11 @@ from haygate.errors import ConfigurationError
 
 ExperienceLevel = Literal["junior", "mid", "senior", "unknown"]
 MatchMethod = Literal["exact", "alias", "semantic"]
+# What a CV's years rest on: its own stated total; work-history ranges that all have an end ("cv_dates"); ranges
+# "to Present" measured to the record's `as_of`; or, without `as_of`, measured only as far as the CV's latest
+# date, so the years are a lower bound ("open_ended").
+HistoryBasis = Literal["cv_dates", "as_of", "open_ended"]
+ExperienceBasis = Literal["stated", HistoryBasis, "none"]
 
 # A CV phrase is a short run of words between separators: list items, clauses, sentence parts.
 _PHRASE_BREAK = re.compile(r"[\n\r•●▪◦·|;,:.()\[\]]+|\s+-\s+|\s(?:and|with|using|for|in|on|via|including)\s", re.I)
@@ -205,9 +210,42 @@ def explicit_years(text: str) -> float | None:
     return round(max(plausible), 2) if plausible else None
 
 
-def work_periods(text: str, as_of: dt.date) -> list[tuple[int, int]]:
-    """Month intervals (start, end) from date ranges outside education sections."""
-    periods = []
+@dataclass(frozen=True)
+class WorkHistory:
+    """Work periods as (start, end) month indexes, and what their "to Present" ranges were measured to."""
+
+    periods: list[tuple[int, int]]
+    basis: HistoryBasis
+
+
+def work_history(text: str, as_of: dt.date | None) -> WorkHistory:
+    """Date ranges outside education sections; an open range ("to Present") ends at `as_of` when known.
+
+    Without `as_of`, nothing in a CV reliably says when it was written: CVs rarely date themselves, and the
+    latest date elsewhere in the text can lie ahead of it (a degree's expected end, a visa's or passport's
+    expiry, a certificate's validity). So an open range ends at the latest date the work history itself
+    states, often its own start: the years are a lower bound and the basis is `open_ended`. Today is never
+    the end of a range (a CV is read years after it was written); it only rejects ranges that end later.
+    """
+    ranges = list(work_ranges(text))
+    latest_possible = _month_of(as_of or dt.date.today()) + 1  # a month's slack, for a CV dated at a month's end
+    if as_of is not None:
+        open_end: int | None = _month_of(as_of)
+    else:
+        stated = [month for start, end in ranges for month in (start, end) if month is not None]
+        open_end = max((month for month in stated if month <= latest_possible), default=None)
+    periods, measured_open = [], False
+    for start, end in ranges:
+        measured_end = open_end if end is None else end
+        if measured_end is not None and start <= measured_end <= latest_possible:
+            periods.append((start, measured_end))
+            measured_open = measured_open or end is None
+    basis: HistoryBasis = "cv_dates" if not measured_open else "as_of" if as_of is not None else "open_ended"
+    return WorkHistory(periods, basis)
+
+
+def work_ranges(text: str) -> Iterator[tuple[int, int | None]]:
+    """(start, end) month indexes of the date ranges outside education sections; end None when open."""
     in_education = False
     for line in text.splitlines():
         if _ANY_HEADING.match(line):
@@ -216,10 +254,13 @@ def work_periods(text: str, as_of: dt.date) -> list[tuple[int, int]]:
             continue
         for match in _RANGE.finditer(line):
             start = _month_index(match, "s", first=True)
-            end = as_of.year * 12 + as_of.month - 1 if match.group("open") else _month_index(match, "e", first=False)
-            if start is not None and end is not None and start <= end <= as_of.year * 12 + as_of.month:
-                periods.append((start, end))
-    return periods
+            end = None if match.group("open") else _month_index(match, "e", first=False)
+            if start is not None:
+                yield start, end
+
+
+def _month_of(day: dt.date) -> int:
+    return day.year * 12 + day.month - 1
 
 
 def _month_index(match: re.Match[str], prefix: str, first: bool) -> int | None:
@@ -266,7 +307,13 @@ class CvProfile:
     skill_forms: list[str]
     years_of_experience: float | None
     experience_source: Literal["stated", "work_history", "none"]
+    experience_basis: ExperienceBasis
     experience_level: ExperienceLevel
+
+    @property
+    def experience_open_ended(self) -> bool:
+        """The years are a lower bound: a "to Present" range was measured without knowing the CV's date."""
+        return self.experience_basis == "open_ended"
 
     def as_meta(self) -> dict[str, Any]:
         return {
@@ -276,24 +323,39 @@ class CvProfile:
             "skill_forms": self.skill_forms,
             "years_of_experience": self.years_of_experience,
             "experience_source": self.experience_source,
+            "experience_basis": self.experience_basis,
+            "experience_open_ended": self.experience_open_ended,
             "experience_level": self.experience_level,
         }
 
 
-def cv_profile(text: str, vocabulary: SkillVocabulary, as_of: dt.date) -> CvProfile:
-    """A stated total wins over work history (it is the candidate's own figure); unknown is never guessed."""
+def cv_profile(text: str, vocabulary: SkillVocabulary, as_of: dt.date | None) -> CvProfile:
+    """A stated total wins over work history (it is the candidate's own figure); unknown is never guessed.
+
+    :param as_of: when the CV was written, the end of its "to Present" ranges; None when the record does not
+        say. Then those ranges end at the latest date the work history states, and the level comes from that
+        lower bound, so an open range never makes a candidate look more senior than the CV shows.
+    """
     mentions = vocabulary.find(text)
     stated = explicit_years(text)
-    from_history = merged_years(work_periods(text, as_of))
-    years, source = (
-        (stated, "stated") if stated is not None else (from_history, "work_history") if from_history else (None, "none")
-    )
+    history = work_history(text, as_of)
+    from_history = merged_years(history.periods)
+    years: float | None
+    source: Literal["stated", "work_history", "none"]
+    basis: ExperienceBasis
+    if stated is not None:
+        years, source, basis = stated, "stated", "stated"
+    elif from_history:
+        years, source, basis = from_history, "work_history", history.basis
+    else:
+        years, source, basis = None, "none", "none"
     return CvProfile(
         vocabulary=vocabulary.fingerprint,
         skills=sorted(mentions),
         skill_forms=sorted({form for forms in mentions.values() for form in forms}),
         years_of_experience=years,
-        experience_source=source,  # type: ignore[arg-type]
+        experience_source=source,
+        experience_basis=basis,
         experience_level=experience_level(years),
     )
 

@@ -1,13 +1,17 @@
 """search_by_skills (spec 000) end to end: bundled CVs in a real store, the real FastMCP in-memory client."""
 
 import json
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 from fastmcp import Client
 
+from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
+from haygate.ingest.indexer import ingest_files
+from haygate.settings import Settings
 from tests.conftest import mcp_for
 
 pytestmark = pytest.mark.integration
@@ -113,6 +117,47 @@ async def test_experience_level_filters(gateway: Gateway) -> None:
     assert {c["candidate_id"] for c in data["candidates"]} <= SENIOR
     assert {c["experience_level"] for c in data["candidates"]} == {"senior"}
     assert data["metadata"]["query"] == "Find senior candidates with Python and Machine Learning experience"
+
+
+async def test_each_candidate_says_what_its_level_rests_on(gateway: Gateway) -> None:
+    data = await search(gateway, required_skills=["Python", "Machine Learning"], top_k=50)
+    by_id = {c["candidate_id"]: c for c in data["candidates"]}
+    # fx-cv-01 states "over 9 years of experience"; fx-cv-07 has "Present" ranges and as_of 2026-11-01.
+    assert (by_id["fx-cv-01"]["experience_basis"], by_id["fx-cv-01"]["years_of_experience"]) == ("stated", 9.0)
+    assert (by_id["fx-cv-07"]["experience_basis"], by_id["fx-cv-07"]["experience_level"]) == ("as_of", "senior")
+    assert by_id["fx-cv-32"]["experience_basis"] == "none" and by_id["fx-cv-32"]["years_of_experience"] is None
+    assert {c["experience_open_ended"] for c in data["candidates"]} == {False}  # every sample CV is dated
+
+
+async def test_an_undated_open_range_is_flagged_not_measured_to_today(
+    loader: Loader, settings: Settings, tmp_path: Path
+) -> None:
+    """Issue #13: "Nov 2017 to Present" with no other date was measured to today and labelled senior."""
+    text = "Data analyst. Python, SQL.\n\nWORK EXPERIENCE\nData Analyst, Acme\nNov 2017 to Present\n"
+    source = tmp_path / "cvs.jsonl"
+    records = [
+        {"id": "undated", "name": "Candidate U", "text": text},
+        {"id": "dated", "name": "Candidate D", "text": text, "as_of": "2026-11-01"},
+    ]
+    source.write_text("".join(json.dumps(r) + "\n" for r in records))
+    report = ingest_files(loader.collection("candidates"), [source], progress=False)
+    assert not report.errors, report.errors
+    tool_gateway = Gateway.load(loader, files=[settings.tools_dir / "search_by_skills.yaml"])
+    async with Client(mcp_for(tool_gateway)) as client:
+        [tool] = [t for t in await client.list_tools() if t.name == "search_by_skills"]
+    data = await search(tool_gateway, required_skills=["Python"])
+    jsonschema.validate(data, tool.output_schema)
+    by_id = {c["candidate_id"]: c for c in data["candidates"]}
+    undated, dated = by_id["undated"], by_id["dated"]
+    assert (undated["experience_open_ended"], undated["experience_basis"]) == (True, "open_ended")
+    assert (undated["experience_level"], undated["years_of_experience"]) == ("junior", 0.08)
+    assert (dated["experience_open_ended"], dated["experience_basis"], dated["experience_level"]) == (
+        False,
+        "as_of",
+        "senior",
+    )
+    seniors = await search(tool_gateway, required_skills=["Python"], experience_level="senior")
+    assert [c["candidate_id"] for c in seniors["candidates"]] == ["dated"]
 
 
 async def test_preferred_skills_rank_higher(gateway: Gateway) -> None:

@@ -34,6 +34,20 @@ class TestCvProfiler:
         [evidence] = [e for e in profiled[2].meta["skill_semantic"] if e["skill"] == "Kubernetes"]
         assert "container orchestration" in evidence["phrase"] and evidence["similarity"] >= 0.7
 
+    def test_present_ends_at_as_of_and_is_open_ended_without_it(self) -> None:
+        """Issue #13: without `as_of`, "Nov 2017 to Present" is not measured to today (nor called senior)."""
+        cv = "WORK EXPERIENCE\nData Analyst, Acme\nNov 2017 to Present\n"
+        dated, undated = CvProfiler(vocabulary=VOCABULARY).run(
+            [
+                Document(id="dated", content=cv, meta={"as_of": "2026-11-01"}),
+                Document(id="undated", content=cv, meta={}),
+            ]
+        )["documents"]
+        assert (dated.meta["experience_basis"], dated.meta["experience_open_ended"]) == ("as_of", False)
+        assert dated.meta["experience_level"] == "senior"  # Nov 2017..Nov 2026
+        assert (undated.meta["experience_basis"], undated.meta["experience_open_ended"]) == ("open_ended", True)
+        assert (undated.meta["years_of_experience"], undated.meta["experience_level"]) == (0.08, "junior")
+
     def test_run_rejects_a_bad_as_of(self) -> None:
         with pytest.raises(InvalidRecordError, match="as_of must be an ISO date"):
             CvProfiler(vocabulary=VOCABULARY).run([Document(id="x", content="CV", meta={"as_of": "last year"})])
