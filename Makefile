@@ -15,8 +15,6 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# The knowledge tools are tenant-scoped: the samples hold two projects, and this server serves one.
-run: export HAYGATE_PROJECT_ID ?= acme-rag
 run: install
 	$(BIN)/haygate ingest --samples
 	$(BIN)/haygate serve --http

@@ -5,17 +5,28 @@ import argparse
 import json
 import logging
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from tqdm import tqdm
 
+from haygate.errors import HaygateError
 from haygate.gateway.catalog import load_catalog
 from haygate.gateway.client import ServerClient, local_server
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway, load_tools
 from haygate.ingest.extract import write_extractions
-from haygate.ingest.indexer import BATCH_RECORDS, IngestReport, Refusal, delete_records, ingest_files, sample_files
+from haygate.ingest.indexer import (
+    BATCH_RECORDS,
+    PROGRESS_SECONDS,
+    IngestReport,
+    Pacer,
+    Refusal,
+    delete_records,
+    ingest_files,
+    sample_files,
+)
 from haygate.ingest.readers import read_records
 from haygate.settings import Settings
 
@@ -60,12 +71,16 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def ingest_through(client: ServerClient, collection: str, files: list[Path], progress: bool) -> IngestReport:
-    """The files' records, read here and written by the server in batches; refusals keep their file:line."""
+    """The files' records, read here and written by the server in requests sized as a local ingest sizes its
+    batches (`Pacer`); refusals keep their file:line."""
     report = IngestReport(collection)
     records = [record for path in files for record in read_records(path)]
+    pacer = Pacer(PROGRESS_SECONDS) if progress else None
+    start = 0
     with tqdm(total=len(records), unit="rec", desc=f"ingest {collection}", disable=not progress) as bar:
-        for start in range(0, len(records), BATCH_RECORDS):
-            batch = records[start : start + BATCH_RECORDS]
+        while start < len(records):
+            batch = records[start : start + (pacer.size if pacer else BATCH_RECORDS)]
+            began = time.perf_counter()
             sendable = [(start + i, r) for i, r in enumerate(batch) if r.data is not None and not r.error]
             for index, record in enumerate(batch, start=start):
                 if record.data is None or record.error:
@@ -80,7 +95,10 @@ def ingest_through(client: ServerClient, collection: str, files: list[Path], pro
                     index, record = sendable[refusal["index"]]
                     report.refused.append(Refusal(record.where, index, refusal["reason"]))
                 report.warnings = answer.get("warnings") or report.warnings
+            if pacer is not None:
+                pacer.took(len(batch), time.perf_counter() - began)
             bar.update(len(batch))
+            start += len(batch)
     return report
 
 
@@ -124,16 +142,28 @@ def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
-    """Every declaration is built and checked, served here or not (a hidden tool says why)."""
-    with Loader(settings) as loader:
-        runtimes, problems = load_tools(loader, args.files or None, include_hidden=True)
+    """Every check `serve --strict` makes, on every declaration, served here or not (a hidden tool says why):
+    pipelines built, interfaces checked, models loaded; and every collection's schema and indexing pipeline.
+    On a scratch data dir, so it runs beside a server that holds the real one."""
+    with tempfile.TemporaryDirectory(prefix="haygate-validate-") as scratch:
+        checked = settings if settings.qdrant_url else settings.model_copy(update={"data_dir": Path(scratch)})
+        with Loader(checked) as loader:
+            runtimes, problems = load_tools(loader, args.files or None, include_hidden=True)
+            gateway = Gateway(runtimes, loader, problems)
+            gateway.warm_up(strict=False)
+            if not args.files:
+                for path in sorted(settings.collections_dir.glob("*.yaml")):
+                    try:
+                        loader.collection(path.stem)
+                    except HaygateError as error:
+                        gateway.problems.append(error.message)
         hidden = load_catalog(settings, args.files or None).hidden
-    for name in sorted(runtimes):
+    for name in sorted(gateway.tools):
         note = f"  (not served here: {hidden[name]})" if name in hidden else ""
-        print(f"ok  {name}  ({runtimes[name].declaration.source_file}){note}")
-    for problem in problems:
+        print(f"ok  {name}  ({gateway.tools[name].declaration.source_file}){note}")
+    for problem in gateway.problems:
         print(f"ERR {problem}")
-    return EXIT_CONFIG if problems else EXIT_OK
+    return EXIT_CONFIG if gateway.problems else EXIT_OK
 
 
 def cmd_call(args: argparse.Namespace, settings: Settings) -> int:
@@ -147,7 +177,7 @@ def cmd_call(args: argparse.Namespace, settings: Settings) -> int:
         result = client.call(args.tool, arguments)
     else:
         with Loader(settings) as loader:
-            result = Gateway.load(loader).call(args.tool, arguments)
+            result = Gateway.load(loader, only=args.tool).call(args.tool, arguments)
     print(json.dumps(result, indent=2, default=str))
     return EXIT_OK
 

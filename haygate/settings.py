@@ -9,7 +9,7 @@ from the offline defaults `haygate._env` sets (with `setdefault`) before Haystac
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +29,16 @@ class Settings(BaseSettings):
     qdrant_api_key: str | None = Field(default=None, description="API key for that server.")
     token: str | None = Field(default=None, description="Bearer token required on HTTP when set.")
     tier: Tier = Field(default="public", description="Highest tool access tier this server exposes.")
-    project_id: str | None = Field(default=None, description="Tenant key applied server-side.")
+    project_id: str | None = Field(
+        default="default",
+        description='Tenant key applied server-side ("default", as spec 001 has it); empty hides tenant-scoped tools.',
+    )
+
+    @field_validator("project_id", mode="before")
+    @classmethod
+    def _empty_means_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
     host: str = "127.0.0.1"
     port: int = 8000
     max_body_bytes: int = Field(default=32 * 1024 * 1024, description="Largest HTTP request body; larger get 413.")

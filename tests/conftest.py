@@ -29,7 +29,7 @@ from haygate.settings import Settings
 
 PROJECT = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT.parent / "shared" / "data"
-SAMPLES_PROJECT = "acme-rag"  # the tenant the sample knowledge tools serve (the samples hold two)
+SAMPLES_PROJECT = "default"  # the tenant the sample knowledge tools serve (the samples hold two)
 
 
 def make_settings(data_dir: Path, **values: Any) -> Settings:
@@ -41,7 +41,7 @@ def make_settings(data_dir: Path, **values: Any) -> Settings:
         "qdrant_api_key": None,
         "token": None,
         "tier": "public",
-        "project_id": None,
+        "project_id": "default",
     }
     return Settings(**{**defaults, **values})
 
@@ -77,7 +77,7 @@ def samples_settings(samples_dir: Path) -> Settings:
 
 @pytest.fixture(scope="session")
 def gateway(samples_settings: Settings) -> Iterator[Gateway]:
-    """Every tool over the ingested samples, loaded once for the session (tenant: acme-rag)."""
+    """Every tool over the ingested samples, loaded once for the session (tenant: default)."""
     with Loader(samples_settings) as loader:
         yield Gateway.load(loader)
 

@@ -7,6 +7,8 @@ conditions (`fixed_filters`, and the tenant condition the gateway sends to `serv
 last, so no argument can widen them.
 """
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from haystack import component, default_from_dict, default_to_dict
@@ -29,8 +31,20 @@ class FilterRule(BaseModel):
     model_config = ConfigDict(extra="forbid")
     field: str = Field(description="Payload path, e.g. meta.version.")
     operator: str = "=="
-    transform: str | None = Field(default=None, description=f"One of {sorted(TRANSFORMS)}.")
+    transform: str | list[str] | None = Field(
+        default=None, description=f"One of {sorted(TRANSFORMS)}, or a list of them applied in order."
+    )
+
+    @property
+    def transforms(self) -> list[str]:
+        return [self.transform] if isinstance(self.transform, str) else list(self.transform or [])
+
     ignore: list[Any] = Field(default_factory=list, description="Values that mean 'no filter', e.g. mixed.")
+    prefix: str | None = Field(
+        default=None,
+        description='The canonical prefix of the ids the field holds ("product:"): added to a value (or to each '
+        'item of a list) that lacks it, so "598" finds "product:598", as the collection stores it.',
+    )
     report: bool = Field(default=True, description="List it in applied_filters (false for server-fixed values).")
 
 
@@ -63,9 +77,10 @@ class QueryBuilder:
             if rule.operator not in OPERATORS:
                 msg = f"filter rule '{name}': unknown operator '{rule.operator}'; allowed: {', '.join(OPERATORS)}"
                 raise ConfigurationError(msg)
-            if rule.transform is not None and rule.transform not in TRANSFORMS:
-                msg = f"filter rule '{name}': unknown transform '{rule.transform}'; allowed: {sorted(TRANSFORMS)}"
-                raise ConfigurationError(msg)
+            for transform in rule.transforms:
+                if transform not in TRANSFORMS:
+                    msg = f"filter rule '{name}': unknown transform '{transform}'; allowed: {sorted(TRANSFORMS)}"
+                    raise ConfigurationError(msg)
         self._variables: list[str] = []
         if query_template:
             try:
@@ -91,31 +106,41 @@ class QueryBuilder:
     def from_dict(cls, data: dict[str, Any]) -> "QueryBuilder":
         return default_from_dict(cls, data)
 
-    @component.output_types(query=str, filters=dict[str, Any] | None, applied_filters=dict[str, Any])
+    @component.output_types(
+        query=str, filters=dict[str, Any] | None, applied_filters=dict[str, Any], checks=dict[str, dict[str, Any]]
+    )
     def run(self, **inputs: Any) -> dict[str, Any]:
         """
         :param inputs: `query`, the filter-rule and template sockets, and `server_filters` (conditions the
             gateway adds, such as the tenant; ANDed like `fixed_filters`).
         :returns: `query` (the text to rank by; empty when there is none and `query_required` is false),
-            `filters` (one AND of every condition, or None) and `applied_filters` (what the caller asked for).
+            `filters` (one AND of every condition, or None), `applied_filters` (what the caller asked for) and
+            `checks`: for each of the caller's filters, that filter alone within the server's conditions, so
+            `FilterCheck` can tell a value no record has from a query that found nothing.
         """
         conditions: list[dict[str, Any]] = []
         applied: dict[str, Any] = {}
+        own: dict[str, dict[str, Any]] = {}
         for name, rule in self._rules.items():
             value = inputs.get(name)
             if value is None or value in rule.ignore:
                 continue
-            if rule.transform:
-                value = TRANSFORMS[rule.transform](value)
+            for transform in rule.transforms:
+                value = _each(value, TRANSFORMS[transform])
+            if rule.prefix:
+                value = _each(value, partial(_prefixed, rule.prefix))
+            condition = {"field": rule.field, "operator": rule.operator, "value": value}
             if rule.report:
                 applied[name] = value
-            conditions.append({"field": rule.field, "operator": rule.operator, "value": value})
-        conditions.extend(self.fixed_filters)
-        conditions.extend(inputs.get(SERVER_FILTERS) or [])
+                own[name] = condition
+            conditions.append(condition)
+        server = [*self.fixed_filters, *(inputs.get(SERVER_FILTERS) or [])]
+        conditions.extend(server)
         return {
             "query": self._query_text(inputs),
             "filters": {"operator": "AND", "conditions": conditions} if conditions else None,
             "applied_filters": applied,
+            "checks": {name: {"operator": "AND", "conditions": [c, *server]} for name, c in own.items()},
         }
 
     def _query_text(self, inputs: dict[str, Any]) -> str:
@@ -128,3 +153,14 @@ class QueryBuilder:
             msg = f"'{QUERY}' must be a non-empty string"
             raise InvalidRequestError(msg, {"field": QUERY})
         return text.strip()
+
+
+def _each(value: Any, change: Callable[[str], str]) -> Any:
+    """Apply a string change to a value, or to every string of a list value."""
+    if isinstance(value, list):
+        return [change(v) if isinstance(v, str) else v for v in value]
+    return change(value) if isinstance(value, str) else value
+
+
+def _prefixed(prefix: str, value: str) -> str:
+    return value if value.startswith(prefix) else prefix + value

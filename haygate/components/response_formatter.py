@@ -89,7 +89,7 @@ class ResponseFormatter:
             "filters": filters,
             "result_count": len(results),
             "reranked": reranked,
-            "message": self._message(results, label, filters, collection_count),
+            "message": self._message(results, label, filters, collection_count, extra.get("below_relevance_floor")),
             **extra,
         }
         missing = [key for key in self.metadata if key not in available]
@@ -108,9 +108,16 @@ class ResponseFormatter:
                 result[name] = value
         return result
 
-    def _message(self, results: list[Any], query: str, filters: dict[str, Any], count: int | None) -> str:
+    def _message(
+        self, results: list[Any], query: str, filters: dict[str, Any], count: int | None, below_floor: int | None
+    ) -> str:
+        dropped = (
+            f" {below_floor} weaker match(es) fell below the relevance floor and were left out." if below_floor else ""
+        )
         if results:
-            return f"{len(results)} result(s) for '{query}'."
+            return f"{len(results)} result(s) for '{query}'.{dropped}"
+        if below_floor:
+            return f"No results for '{query}':{dropped} Try other words, or a topic instead of a query."
         if count == 0:
             return (
                 f"Collection '{self.collection}' is empty. Ingest data first: "

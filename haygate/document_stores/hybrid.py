@@ -31,6 +31,7 @@ FUSIONS: tuple[Fusion, ...] = ("rrf", "dbsf", "sum")
 DENSE = "dense"
 SPARSE = "sparse"
 TEXT_PREFIX = "text:"
+DEFAULT_RRF_K = 60  # Qdrant's own k for reciprocal rank fusion
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class HybridQuery:
     limit: int = 10
     prefetch_limit: int = 50
     fusion: Fusion = "rrf"
-    rrf_k: int = 60
+    rrf_k: int = DEFAULT_RRF_K
     weights: dict[str, float] = field(default_factory=dict)
     payload_fields: tuple[str, ...] | None = None  # None: the whole payload; else only these paths (and id)
 
@@ -103,7 +104,7 @@ class ScoredPoint:
 
 @dataclass(frozen=True)
 class Hit:
-    """A fused result with its provenance: the rank it had in each source list (1-based, None if absent).
+    """A fused result with its provenance: the rank and score it had in each source list (None if absent).
 
     It keeps the raw payload and builds its Document on demand, so each hit is turned into a Document
     once, with whatever extra meta the caller adds (the retriever adds provenance).
@@ -113,6 +114,8 @@ class Hit:
     fused_score: float
     score: float
     ranks: dict[str, int | None]
+    source_scores: dict[str, float | None] = field(default_factory=dict)
+    """Each source's own score (dense: cosine similarity; BM25: its sum), None where the hit is absent."""
 
     def to_document(self, extra_meta: dict[str, Any] | None = None) -> Document:
         return document_from_payload(self.payload, self.score, extra_meta)
@@ -159,16 +162,18 @@ def normalized_score(fused: float, query: HybridQuery, n_sources: int) -> float:
     """Map a fused score onto [0, 1], so `min_score` means the same for every fusion setting.
 
     Qdrant's RRF scores a point `sum_i w_i / (k + r_i)` with 0-based ranks r_i (Cormack et al. 2009), so the
-    best possible score is `sum_i w_i / k`. DBSF sums per-source scores already scaled to [0, 1].
+    best possible score is `sum_i w_i / k`. DBSF sums per-source scores scaled by mean +- 3 sigma.
     """
     if n_sources <= 1:
         return fused
-    if query.fusion == "rrf":
-        best = sum(query.weight_list()) / query.rrf_k
-        return fused / best if best > 0 else 0.0
     if query.fusion == "sum":
         return fused  # raw weighted BM25: unbounded; callers that need 0..1 use the rank
-    return fused / n_sources
+    if query.fusion == "rrf":
+        best = sum(query.weight_list()) / query.rrf_k
+        share = fused / best if best > 0 else 0.0
+    else:
+        share = fused / n_sources  # DBSF's per-source scores lie past [0, 1] for points beyond 3 sigma
+    return min(1.0, max(0.0, share))  # and float rounding puts a first-everywhere hit at 1.00000005
 
 
 def check_store(document_store: Any, owner: str) -> "HybridDocumentStore":
@@ -354,6 +359,7 @@ class HybridDocumentStore(ABC):
         with self._lock.reading():
             fused, *alone = self._query_batch(query, plan(query))
         rank_of = [competition_ranks(points) for points in alone]
+        score_of = [{point.id: point.score for point in points} for points in alone]
         return stable_order(
             [
                 Hit(
@@ -361,6 +367,7 @@ class HybridDocumentStore(ABC):
                     fused_score=point.score,
                     score=normalized_score(point.score, query, len(sources)),
                     ranks={name: rank_of[i].get(point.id) for i, name in enumerate(sources)},
+                    source_scores={name: score_of[i].get(point.id) for i, name in enumerate(sources)},
                 )
                 for point in fused
             ]

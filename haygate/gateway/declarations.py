@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -19,19 +20,28 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    WithJsonSchema,
     create_model,
     model_validator,
 )
 
 from haygate.errors import ConfigurationError
 
-ParamType = Literal["string", "integer", "number", "boolean", "object", "array"]
+ParamType = Literal["string", "integer", "number", "boolean", "object", "array", "id"]
+
+
+def _integer_as_text(value: Any) -> Any:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 _SCALARS: dict[str, Any] = {
     "string": StrictStr,
     "integer": StrictInt,
     "number": StrictFloat,  # strict, yet accepts integers
     "boolean": StrictBool,
     "object": dict[str, Any],
+    # An identifier callers send as 598 or "598" or "product:598": passed on as a string.
+    "id": Annotated[StrictStr, BeforeValidator(_integer_as_text), WithJsonSchema({"type": ["string", "integer"]})],
 }
 # What a tool can do other than run a pipeline: write through the collection's own ingest. Each action
 # takes exactly these parameters.
@@ -58,6 +68,9 @@ class ParameterSpec(BaseModel):
     min_items: int | None = None
     max_items: int | None = None
     item_enum: list[Any] | None = Field(default=None, description="Allowed values of each array item.")
+    aliases: dict[str, Any] = Field(
+        default_factory=dict, description="Other spellings of enum values, e.g. {features: feature}."
+    )
     item_min_length: int | None = Field(default=None, description="Shortest string array item.")
     item_max_length: int | None = Field(default=None, description="Longest string array item.")
 
@@ -150,15 +163,27 @@ class ToolDeclaration(BaseModel):
 
 def _annotation(spec: ParameterSpec) -> Any:
     if spec.enum is not None:
-        return Literal[tuple(spec.enum)]
+        return _enum(spec.enum, spec.aliases)
     if spec.type == "array":
         item: Any = _SCALARS[spec.items or "string"]
         if spec.item_enum is not None:
-            item = Literal[tuple(spec.item_enum)]
+            item = _enum(spec.item_enum, spec.aliases)
         elif spec.item_min_length is not None or spec.item_max_length is not None:
             item = Annotated[item, Field(min_length=spec.item_min_length, max_length=spec.item_max_length)]
         return list[item]
     return _SCALARS[spec.type]
+
+
+def _enum(values: list[Any], aliases: dict[str, Any]) -> Any:
+    """One of `values`, matched without regard to case and through `aliases` ("CODE" is code, "features"
+    is feature); the schema lists the canonical values, and the pipeline gets the canonical one."""
+    canonical = {str(v).casefold(): v for v in values if isinstance(v, str)}
+    canonical.update({str(alias).casefold(): value for alias, value in aliases.items()})
+
+    def canonical_spelling(value: Any) -> Any:
+        return canonical.get(value.casefold(), value) if isinstance(value, str) else value
+
+    return Annotated[Literal[tuple(values)], BeforeValidator(canonical_spelling)]
 
 
 def load_declarations(path: Path) -> list[ToolDeclaration]:

@@ -11,6 +11,8 @@ from typing import Any
 
 import anyio
 from haystack.core.errors import PipelineRuntimeError
+from jsonschema.protocols import Validator
+from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
 
 from haygate.errors import ConfigurationError, HaygateError, InternalError, InvalidRequestError, NotFoundError, cause_of
@@ -57,9 +59,12 @@ class ToolRuntime:
     tenant: str | None = None
     writer: Writer | None = None
     arguments_model: type[BaseModel] = field(init=False)
+    result_validator: Validator | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.arguments_model = self.declaration.arguments_model()
+        schema = self.declaration.output_schema
+        self.result_validator = validator_for(schema)(schema) if schema else None
 
     @property
     def name(self) -> str:
@@ -89,12 +94,25 @@ class ToolRuntime:
         values = {**self.validate_arguments(arguments), **self.declaration.fixed_arguments}
         if self.declaration.action is not None:
             assert self.writer is not None
-            return self._guarded(lambda: self.writer.perform(self.declaration.action, values))  # type: ignore[union-attr, arg-type]
+            return self._checked(self._guarded(lambda: self.writer.perform(self.declaration.action, values)))  # type: ignore[union-attr, arg-type]
         assert self.pipeline is not None
         pipeline = self.pipeline
         if SERVER_FILTERS in pipeline.inputs:
             values[SERVER_FILTERS] = self.server_filters()
-        return self._guarded(lambda: pipeline.run(values)[self.declaration.output])
+        return self._checked(self._guarded(lambda: pipeline.run(values)[self.declaration.output]))
+
+    def _checked(self, result: dict[str, Any]) -> dict[str, Any]:
+        """A result that breaks the tool's own output schema never reaches a client: MCP clients validate
+        structured content against it and would reject the whole call, with no usable result."""
+        if self.result_validator is None or self.result_validator.is_valid(result):
+            return result
+        problems = [
+            f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
+            for e in self.result_validator.iter_errors(result)
+        ]
+        logger.error("tool '%s' produced a result outside its output schema: %s", self.name, "; ".join(problems[:5]))
+        msg = f"tool '{self.name}' produced a result outside its declared output schema; the server log has details"
+        raise InternalError(msg)
 
     def _guarded(self, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """Run the tool; anything but one of our errors is logged with its component and masked."""
@@ -143,11 +161,13 @@ class Gateway:
         self.writer = writer or Writer(loader)
 
     @classmethod
-    def load(cls, loader: Loader, files: list[Path] | None = None, strict: bool = True) -> "Gateway":
-        """Build the served tools (all of `configs/tools/` by default). `strict`: any problem is a
-        ConfigurationError listing them all; otherwise a broken tool is left out and its problem kept."""
+    def load(
+        cls, loader: Loader, files: list[Path] | None = None, strict: bool = True, only: str | None = None
+    ) -> "Gateway":
+        """Build the served tools (all of `configs/tools/` by default, or just the tool `only`). `strict`: any
+        problem is a ConfigurationError listing them all; otherwise a broken tool is left out, its problem kept."""
         writer = Writer(loader)
-        runtimes, problems = load_tools(loader, files, writer=writer)
+        runtimes, problems = load_tools(loader, files, writer=writer, only=only)
         if problems and strict:
             msg = "invalid configuration:\n" + "\n".join(f"- {p}" for p in problems)
             raise ConfigurationError(msg, {"problems": problems})
@@ -161,18 +181,14 @@ class Gateway:
             if runtime.pipeline is None:
                 continue
             try:
-                try:
-                    runtime.pipeline.pipeline.warm_up()
-                except HaygateError:
-                    raise
-                except Exception as error:
-                    msg = f"tool '{name}': warm-up failed: {error}"
-                    raise ConfigurationError(msg) from error
-            except ConfigurationError as error:
+                runtime.pipeline.pipeline.warm_up()
+            except Exception as error:
+                reason = error.message if isinstance(error, HaygateError) else str(error)
+                problem = f"tool '{name}': warm-up failed: {reason}"
                 if strict:
-                    raise
-                logger.error("left out: %s", error.message)
-                self.problems.append(error.message)
+                    raise ConfigurationError(problem) from error
+                logger.error("left out: %s", problem)
+                self.problems.append(problem)
                 del self.tools[name]
 
     def get(self, name: str) -> ToolRuntime:
@@ -189,17 +205,30 @@ class Gateway:
 
 
 def load_tools(
-    loader: Loader, files: list[Path] | None = None, include_hidden: bool = False, writer: Writer | None = None
+    loader: Loader,
+    files: list[Path] | None = None,
+    include_hidden: bool = False,
+    writer: Writer | None = None,
+    only: str | None = None,
 ) -> tuple[dict[str, ToolRuntime], list[str]]:
-    """Build every served declaration (or every one, for `haygate validate`); collect all problems."""
+    """Build every served declaration (every one, for `haygate validate`; or the one tool `only`, for
+    `haygate call`); collect all problems."""
     settings = loader.settings
     catalog = load_catalog(settings, files)
     declarations = catalog.declarations if include_hidden else catalog.served
-    for name, reason in catalog.hidden.items():
-        if not include_hidden:
-            logger.warning("tool '%s' is not served: %s", name, reason)
+    if only is not None:
+        if only in catalog.hidden and not include_hidden:
+            msg = f"tool '{only}' is not served: {catalog.hidden[only]}"
+            raise NotFoundError(msg, {"tool": only})
+        if only not in declarations:
+            msg = f"unknown tool '{only}'; available: {', '.join(sorted(catalog.served))}"
+            raise NotFoundError(msg, {"tool": only, "available": sorted(catalog.served)})
+        declarations = {only: declarations[only]}
+    elif not include_hidden:
+        for name, reason in catalog.hidden.items():
+            logger.info("tool '%s' is not served: %s", name, reason)
     runtimes: dict[str, ToolRuntime] = {}
-    problems = list(catalog.problems)
+    problems = list(catalog.problems) if only is None else []  # the one tool parsed; others don't matter
     writer = writer or Writer(loader)
     for declaration in declarations.values():
         try:

@@ -7,6 +7,7 @@ already landed.
 """
 
 import logging
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,23 @@ from haygate.ingest.schema import CollectionSchema
 
 logger = logging.getLogger(__name__)
 BATCH_RECORDS = 1024  # large batches let sentence-transformers sort by length across more texts
+PROGRESS_SECONDS = 2.0  # with a progress bar, a batch is sized to take about this long
 T = TypeVar("T")
+
+
+class Pacer:
+    """Sizes batches so each takes about `seconds`, so a progress bar moves at a steady pace: cheap records
+    (entities) soon go `largest` at a time, and costly ones (CVs, each profiled and embedded) a few at a time,
+    instead of one silent minute per 1,024."""
+
+    def __init__(self, seconds: float, largest: int = BATCH_RECORDS, first: int = 8) -> None:
+        self.seconds = seconds
+        self.largest = largest
+        self.size = min(first, largest)
+
+    def took(self, records: int, elapsed: float) -> None:
+        per_record = elapsed / max(records, 1)
+        self.size = self.largest if per_record <= 0 else max(1, min(self.largest, round(self.seconds / per_record)))
 
 
 @dataclass
@@ -82,8 +99,9 @@ def ingest_files(
 ) -> IngestReport:
     paths = list(files)
     total = sum(count_records(p) for p in paths)
+    pacer = Pacer(PROGRESS_SECONDS, batch_records) if progress else None
     with tqdm(total=total, unit="rec", desc=f"ingest {collection.name}", disable=not progress) as bar:
-        report = ingest_records(collection, _all_records(paths), batch_records, on_batch=bar.update)
+        report = ingest_records(collection, _all_records(paths), batch_records, on_batch=bar.update, pacer=pacer)
         bar.total = report.records  # the line count was an estimate (blank lines, Markdown files)
         bar.refresh()
     return report
@@ -95,17 +113,22 @@ def ingest_records(
     batch_records: int = BATCH_RECORDS,
     on_batch: Callable[[int], object] | None = None,
     optimize: bool = True,
+    pacer: Pacer | None = None,
 ) -> IngestReport:
     """Records -> the collection, a batch at a time. Each batch becomes visible at once, and durable, when
     it is written (`store.batch()`); `on_batch(n)` hears of every `n` records done. `optimize`: compact
-    the collection at the end if anything was written (a server's writer does it once writes pause)."""
+    the collection at the end if anything was written (a server's writer does it once writes pause).
+    `pacer`: size the batches by how long they take (for a progress bar) instead of `batch_records` each."""
     report = IngestReport(collection.name)
-    for batch in _batches(enumerate(records), batch_records):
+    for batch in _batches(enumerate(records), lambda: pacer.size if pacer else batch_records):
+        started = time.perf_counter()
         with collection.store.batch():
             mapped = _map_batch(batch, collection, report)
             fresh = _changed_only(collection.store, mapped, report)
             if fresh:
                 _index(collection, fresh, report)
+        if pacer is not None:
+            pacer.took(len(batch), time.perf_counter() - started)
         if on_batch is not None:
             on_batch(len(batch))
     if report.written and optimize:
@@ -230,11 +253,12 @@ def _changed_only(store: HybridDocumentStore, mapped: list[Mapped], report: Inge
     return fresh
 
 
-def _batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+def _batches(items: Iterable[T], size: Callable[[], int]) -> Iterator[list[T]]:
+    """Batches of `size()` items, asked afresh for each batch."""
     batch: list[T] = []
     for item in items:
         batch.append(item)
-        if len(batch) >= size:
+        if len(batch) >= size():
             yield batch
             batch = []
     if batch:

@@ -13,6 +13,7 @@ from haystack import Document
 from jinja2 import TemplateError
 
 from haygate.errors import InvalidRecordError
+from haygate.ingest.fields import typed_record
 from haygate.ingest.schema import CollectionSchema
 from haygate.text.templates import render_line
 
@@ -42,10 +43,15 @@ def record_id(record: dict[str, Any], schema: CollectionSchema, text: str) -> st
 
 
 def to_document(record: dict[str, Any], schema: CollectionSchema, fingerprint: str = "") -> Document:
-    """One record -> one Document with `meta.record_id` and `meta.record_hash`.
+    """One record -> one Document with `meta.record_id` and `meta.record_hash`, its declared fields typed
+    (`haygate.ingest.fields`).
 
     :param fingerprint: of the indexing configuration; a changed pipeline changes every record's hash.
     """
+    try:
+        record = typed_record(record, schema.record.fields)
+    except ValueError as error:
+        raise InvalidRecordError(str(error)) from None
     text = record_text(record, schema).strip()
     if not text:
         source = schema.record.content or "content_template"

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from haygate.errors import ConfigurationError, NotFoundError
+from haygate.ingest.fields import FieldSpec
 
 IndexType = Literal["keyword", "keyword_prefix", "integer", "float", "bool", "datetime", "uuid"]
 
@@ -31,6 +32,25 @@ class RecordMapping(BaseModel):
         default_factory=list, description="Record fields copied into meta; {meta_name: record_field} renames."
     )
     constants: dict[str, Any] = Field(default_factory=dict, description="Fixed meta values for every record.")
+    fields: dict[str, FieldSpec] = Field(
+        default_factory=dict,
+        description='Declared field types ("string", "integer", "list[string]", or a full spec with '
+        "aliases, prefix and case); ingest coerces what is safe and refuses the rest, naming the field.",
+    )
+
+    @field_validator("fields", mode="before")
+    @classmethod
+    def _shorthand_types(cls, value: Any) -> Any:
+        """`topics: list[string]` is `{type: list, items: string}`; `year: integer` is `{type: integer}`."""
+        if not isinstance(value, dict):
+            return value
+        expanded = {}
+        for name, spec in value.items():
+            if isinstance(spec, str):
+                inner = spec.removeprefix("list[").removesuffix("]")
+                spec = {"type": "list", "items": inner} if inner != spec else {"type": spec}
+            expanded[name] = spec
+        return expanded
 
     @model_validator(mode="after")
     def _one_text_source(self) -> "RecordMapping":

@@ -133,7 +133,8 @@ async def test_rest_matches_mcp(tenant_gateway: Gateway) -> None:
 
 
 def test_without_a_project_the_tenant_tools_are_not_served(samples_dir: Path) -> None:
-    with Loader(make_settings(samples_dir)) as loader:
+    """HAYGATE_PROJECT_ID set empty switches the tenant off: the tenant tools are then not served."""
+    with Loader(make_settings(samples_dir, project_id="")) as loader:
         assert not set(TOOLS) & set(Gateway.load(loader).tools)
 
 

@@ -1,12 +1,18 @@
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from haystack import Document
 from haystack.dataclasses import SparseEmbedding
 
 from haygate.components.hybrid_retriever import HybridRetriever
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
-from haygate.errors import ConfigurationError, FilterError
+from haygate.errors import ConfigurationError, FilterError, InvalidRequestError, envelope
+from haygate.gateway.loader import Loader
+from haygate.gateway.runtime import Gateway
+from tests.conftest import PROJECT, make_settings
 
 
 def fill(store: EdgeDocumentStore) -> None:
@@ -35,14 +41,68 @@ class TestHybridRetriever:
         with pytest.raises(ConfigurationError, match="must be a haygate document store"):
             HybridRetriever({"collection": "docs"})  # type: ignore[arg-type]
 
+    @pytest.mark.parametrize(
+        ("settings", "named"),
+        [
+            ({"fusion": "dbsf", "weights": {"dense": 2.0}}, ["weights is ignored", "fusion 'dbsf' takes no weights"]),
+            ({"fusion": "dbsf", "rrf_k": 2}, ["rrf_k is ignored", "fusion 'dbsf' takes no rrf_k"]),
+            ({"fusion": "sum", "rrf_k": 60}, ["rrf_k is ignored", "fusion 'sum' takes no rrf_k"]),
+            (
+                {"use_dense": False, "text_fields": ["content"], "weights": {"dense": 2.0, "sparse": 1.0}},
+                ["weights is ignored", "weights name ['dense']", "use_dense", "sources: sparse, text:content"],
+            ),
+            ({"use_dense": False, "weights": {"sparse": 2.0}}, ["weights is ignored", "one source (sparse)"]),
+            ({"text_fields": ["content"], "weights": {"text:meta.title": 5.0}}, ["weights", "text_fields"]),
+            ({"top_k": 100, "prefetch_limit": 50}, ["prefetch_limit 50 is below top_k 100"]),
+            (
+                {"use_sparse": False, "fusion": "rrf", "rrf_k": 10, "prefetch_limit": 200},
+                ["fusion, rrf_k and prefetch_limit are ignored", "use_dense, use_sparse and text_fields", "(dense)"],
+            ),
+        ],
+    )
+    def test_init_refuses_a_setting_the_others_ignore_naming_both(
+        self, tiny_store: EdgeDocumentStore, settings: dict[str, Any], named: list[str]
+    ) -> None:
+        with pytest.raises(ConfigurationError) as caught:
+            HybridRetriever(tiny_store, **settings)
+        for words in named:
+            assert words in caught.value.message
+
+    def test_settings_that_count_are_accepted(self, tiny_store: EdgeDocumentStore) -> None:
+        assert HybridRetriever(tiny_store, fusion="dbsf", prefetch_limit=200, top_k=100).fusion == "dbsf"
+        assert HybridRetriever(tiny_store, fusion="rrf", rrf_k=2, weights={"dense": 2.0}).rrf_k == 2
+        weighted = HybridRetriever(
+            tiny_store,
+            fusion="sum",
+            use_dense=False,
+            use_sparse=False,
+            text_fields=["content", "meta.title"],
+            weights={"text:meta.title": 5.0, "text:content": 1.0},
+        )
+        assert weighted.weights["text:meta.title"] == 5.0
+        alone = HybridRetriever(tiny_store, use_sparse=False, top_k=7)  # one source, nothing fusion-related set
+        assert alone.to_dict()["init_parameters"]["fusion"] is None
+
+    def test_ignored_settings_is_one_rule_whatever_the_values(self) -> None:
+        assert HybridRetriever.ignored_settings({}) == {}
+        assert HybridRetriever.ignored_settings({"fusion": "rrf", "weights": {"dense": 3.0}}) == {}
+        assert set(HybridRetriever.ignored_settings({"fusion": "dbsf"})) == {"rrf_k", "weights"}
+        assert set(HybridRetriever.ignored_settings({"fusion": "sum"})) == {"rrf_k"}
+        assert set(HybridRetriever.ignored_settings({"use_dense": False})) == {
+            "fusion",
+            "rrf_k",
+            "weights",
+            "prefetch_limit",
+        }
+
     def test_to_dict(self, tiny_store: EdgeDocumentStore) -> None:
         assert HybridRetriever(tiny_store, rrf_k=2).to_dict() == {
             "type": "haygate.components.hybrid_retriever.HybridRetriever",
             "init_parameters": {
                 "document_store": tiny_store.to_dict(),
                 "top_k": 50,
-                "prefetch_limit": 100,
-                "fusion": "rrf",
+                "prefetch_limit": None,
+                "fusion": None,
                 "rrf_k": 2,
                 "weights": {},
                 "use_dense": True,
@@ -50,6 +110,7 @@ class TestHybridRetriever:
                 "text_fields": [],
                 "min_score": None,
                 "payload_fields": None,
+                "relevance_floor": None,
             },
         }
 
@@ -59,7 +120,11 @@ class TestHybridRetriever:
         assert retriever.document_store.path == tiny_store.path
 
     def test_run_on_an_empty_collection_says_so(self, tiny_store: EdgeDocumentStore) -> None:
-        assert HybridRetriever(tiny_store).run(query_embedding=[0.1] * 3) == {"documents": [], "collection_count": 0}
+        assert HybridRetriever(tiny_store).run(query_embedding=[0.1] * 3) == {
+            "documents": [],
+            "collection_count": 0,
+            "metadata": {},
+        }
 
     def test_run_rejects_unknown_filter_field(self, tiny_store: EdgeDocumentStore) -> None:
         with pytest.raises(FilterError, match="unknown filter field"):
@@ -78,7 +143,14 @@ class TestHybridRetriever:
         docs = out["documents"]
         assert [d.id for d in docs][:1] == ["d2"] and out["collection_count"] is None
         assert {d.meta["group"] for d in docs} == {"a"}
-        assert docs[0].meta["scores"].keys() == {"dense_rank", "sparse_rank", "text_content_rank", "fused_score"}
+        assert docs[0].meta["scores"].keys() == {
+            "dense_rank",
+            "sparse_rank",
+            "text_content_rank",
+            "fused_score",
+            "dense_score",
+        }
+        assert docs[0].meta["scores"]["dense_score"] == pytest.approx(1.0)  # cosine of [1, 2, 0] with itself
         assert [d.score for d in docs] == sorted((d.score for d in docs), reverse=True)
 
     def test_run_overrides_and_min_score(self, tiny_store: EdgeDocumentStore) -> None:
@@ -92,9 +164,92 @@ class TestHybridRetriever:
         kept = retriever.run(**args, min_score=0.9)["documents"]
         assert [d.id for d in kept] == ["d2"]  # first in both lists: normalised score 1.0
 
+    def test_relevance_floor_keeps_what_some_named_source_vouches_for_and_counts_the_rest(
+        self, tiny_store: EdgeDocumentStore
+    ) -> None:
+        fill(tiny_store)  # cosine of [1, i, 0] with [1, 0, 0]: d1 0.71, d2 0.45, d3 0.32, d4 0.24, ...
+        args: dict[str, Any] = {
+            "query_embedding": [1.0, 0.0, 0.0],
+            "query_sparse_embedding": SparseEmbedding(indices=[5], values=[1.0]),
+        }
+        dense_only = HybridRetriever(tiny_store, top_k=6, relevance_floor={"dense": 0.3}).run(**args)
+        assert {d.id for d in dense_only["documents"]} == {"d1", "d2", "d3"}
+        assert dense_only["metadata"] == {"below_relevance_floor": 3}
+        either = HybridRetriever(tiny_store, top_k=6, relevance_floor={"dense": 0.5, "sparse": 0}).run(**args)
+        assert {d.id for d in either["documents"]} == {"d1", "d5"}  # d5: a BM25 match (any score above 0)
+        assert HybridRetriever(tiny_store, top_k=6).run(**args)["metadata"] == {}  # no floor, nothing counted
+        unrelated = {**args, "query_embedding": [0.0, 0.0, 1.0]}
+        nothing = HybridRetriever(tiny_store, top_k=6, relevance_floor={"dense": 0.3}).run(**unrelated)
+        assert nothing["documents"] == [] and nothing["metadata"] == {"below_relevance_floor": 6}
+
+    def test_a_relevance_floor_on_a_source_not_used_is_refused(self, tiny_store: EdgeDocumentStore) -> None:
+        with pytest.raises(ConfigurationError, match=r"relevance_floor is ignored: relevance_floor names \['sparse'\]"):
+            HybridRetriever(tiny_store, use_sparse=False, text_fields=["content"], relevance_floor={"sparse": 0})
+
+    def test_a_per_call_rrf_k_counts_under_rrf(self, tiny_store: EdgeDocumentStore) -> None:
+        fill(tiny_store)
+        retriever = HybridRetriever(tiny_store, top_k=6)
+        args: dict[str, Any] = {
+            "query_embedding": [1.0, 2.0, 0.0],
+            "query_sparse_embedding": SparseEmbedding(indices=[2], values=[1.0]),
+        }
+        default, sharp = retriever.run(**args)["documents"], retriever.run(**args, rrf_k=1)["documents"]
+        assert default[0].meta["scores"]["fused_score"] == pytest.approx(2 / 60)  # Qdrant: k = 60, 0-based ranks
+        assert sharp[0].meta["scores"]["fused_score"] == pytest.approx(2 / 1)
+
+    @pytest.mark.parametrize(
+        "settings", [{"fusion": "dbsf"}, {"fusion": "sum"}, {"use_sparse": False}], ids=["dbsf", "sum", "one-source"]
+    )
+    def test_a_per_call_rrf_k_the_configuration_ignores_is_a_validation_error(
+        self, tiny_store: EdgeDocumentStore, settings: dict[str, Any]
+    ) -> None:
+        fill(tiny_store)
+        retriever = HybridRetriever(tiny_store, **settings)
+        with pytest.raises(InvalidRequestError, match="'rrf_k' cannot change this search's results") as caught:
+            retriever.run(query_embedding=[1.0, 2.0, 0.0], rrf_k=5)
+        assert caught.value.details == {"field": "rrf_k"}
+        assert retriever.run(query_embedding=[1.0, 2.0, 0.0])["documents"]  # without it, the call runs
+
     def test_run_without_query_text_lists_by_filter(self, tiny_store: EdgeDocumentStore) -> None:
         fill(tiny_store)
         out = HybridRetriever(tiny_store, use_dense=False, use_sparse=False, text_fields=["content"]).run(
             query="", filters={"field": "meta.group", "operator": "==", "value": "b"}
         )
         assert [d.id for d in out["documents"]] == ["d4", "d5", "d6"] and {d.score for d in out["documents"]} == {None}
+
+
+def home_with_retriever(tmp_path: Path, **settings: Any) -> Path:
+    """A copy of the project's configs and pipelines whose search_docs retriever has `settings` (None: unset)."""
+    home = tmp_path / "home"
+    shutil.copytree(PROJECT / "configs", home / "configs")
+    shutil.copytree(PROJECT / "pipelines", home / "pipelines")
+    path = home / "pipelines" / "tools" / "search_docs.yaml"
+    pipeline = yaml.safe_load(path.read_text())
+    retriever = pipeline["components"]["retriever"]["init_parameters"]
+    retriever.update(settings)
+    for name in [name for name, value in settings.items() if value is None]:
+        del retriever[name]
+    path.write_text(yaml.safe_dump(pipeline))
+    return home
+
+
+def test_a_pipeline_with_an_ignored_setting_does_not_load(tmp_path: Path) -> None:
+    home = home_with_retriever(tmp_path, fusion="dbsf", rrf_k=None)  # keeps `weights: {dense: 1.0, sparse: 1.0}`
+    path = home / "pipelines" / "tools" / "search_docs.yaml"
+    with Loader(make_settings(tmp_path / "data", home=home)) as loader, pytest.raises(ConfigurationError) as caught:
+        loader.pipeline(path)
+    assert caught.value.message.startswith(f"{path}: component 'retriever': weights is ignored: fusion 'dbsf'")
+    assert caught.value.details == {"file": str(path), "component": "retriever"}
+
+
+def test_a_tool_call_whose_rrf_k_the_pipeline_ignores_gets_a_validation_error(tmp_path: Path) -> None:
+    home = home_with_retriever(tmp_path, fusion="dbsf", rrf_k=None, weights=None)
+    with Loader(make_settings(tmp_path / "data", home=home)) as loader:
+        gateway = Gateway.load(loader, files=[home / "configs" / "tools" / "search_docs.yaml"])
+        with pytest.raises(InvalidRequestError) as caught:
+            gateway.call("search_docs", {"query": "reciprocal rank fusion", "rrf_k": 5})
+        assert gateway.call("search_docs", {"query": "reciprocal rank fusion"})["results"] == []  # empty collection
+    status, body = envelope(caught.value)
+    assert status == 422 and body["error"]["code"] == "VALIDATION_ERROR"
+    assert "'rrf_k' cannot change this search's results: fusion 'dbsf' takes no rrf_k" in body["error"]["message"]
+    assert body["error"]["details"] == {"field": "rrf_k"}

@@ -1,5 +1,6 @@
 """Tool declarations: typed, described parameters; several tools per file; checked against the pipeline."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,23 @@ def test_validate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str], mo
     source["pipeline"] = "missing.yaml"
     assert main(["validate", str(declaration_file(tmp_path, source))]) == 2
     assert "missing.yaml: cannot read pipeline" in capsys.readouterr().out
+
+
+def test_validate_makes_every_check_serve_makes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model that cannot load, a misspelt collection, a tenant tool: validate sees what serve would."""
+    home = tmp_path / "home"
+    shutil.copytree(PROJECT / "configs", home / "configs")
+    shutil.copytree(PROJECT / "pipelines", home / "pipelines")
+    docs = home / "pipelines" / "tools" / "search_docs.yaml"
+    docs.write_text(docs.read_text().replace("model: null", "model: /nowhere/cross-encoder", 1))
+    (home / "configs" / "collections" / "broken.yaml").write_text("name: broken\nrecord: {id: id}\n")
+    monkeypatch.setenv("HAYGATE_HOME", str(home))
+    monkeypatch.setenv("HAYGATE_DATA_DIR", str(tmp_path / "data"))
+    assert main(["validate"]) == 2
+    out = capsys.readouterr().out
+    assert "ok  get_decisions" in out and "ok  search " in out  # tenant tools are validated too
+    assert "ok  search_docs" not in out and "ERR tool 'search_docs': warm-up failed" in out
+    assert "ERR " in out and "broken.yaml: invalid collection schema" in out
+    assert not (tmp_path / "data").exists()  # a scratch data dir: it runs beside a live server

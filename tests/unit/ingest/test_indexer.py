@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from haygate.gateway.loader import Loader
-from haygate.ingest.indexer import delete_records, ingest_files, sample_files
+from haygate.ingest.indexer import Pacer, delete_records, ingest_files, ingest_records, sample_files
+from haygate.ingest.readers import read_records
 
 
 def entity(n: int, title: str = "Zebra striped tooltip") -> dict[str, Any]:
@@ -53,15 +54,17 @@ def test_bad_records_are_named_and_good_ones_land(loader: Loader, tmp_path: Path
     assert "2 new or changed, 0 unchanged, 2 rejected" in report.summary()
 
 
-def test_a_record_the_pipeline_refuses_is_reported_and_the_rest_land(loader: Loader, tmp_path: Path) -> None:
+def test_a_record_of_the_wrong_type_is_reported_and_the_rest_land(loader: Loader, tmp_path: Path) -> None:
     cvs = [
         {"id": "a", "text": "Python developer, 3 years of experience."},
         {"id": "b", "text": "Java", "as_of": "someday"},
+        {"_id": {"$oid": "65a1f0c2e4b0a1b2c3d4e5f6"}, "text": "Go developer", "as_of": "2026-11-01"},
     ]
     source = write(tmp_path / "cvs.jsonl", cvs)
     report = ingest_files(loader.collection("candidates"), [source], progress=False)
-    assert report.errors == [f"{source}:2: b: as_of must be an ISO date, got 'someday'"]
-    assert report.written == 1 and loader.store("candidates").count_documents() == 1
+    assert report.errors == [f"{source}:2: field 'as_of': expected an ISO 8601 date or datetime, got 'someday'"]
+    stored = {d.meta["record_id"] for d in loader.store("candidates").meta_by_filter(None)}
+    assert report.written == 2 and stored == {"a", "65a1f0c2e4b0a1b2c3d4e5f6"}
 
 
 def test_delete_records(loader: Loader, tmp_path: Path) -> None:
@@ -77,3 +80,22 @@ def test_samples_are_found_per_collection() -> None:
     samples = sample_files(home / "samples", home / "configs" / "collections")
     assert set(samples) == {"candidates", "docs", "entities", "knowledge", "memories"}
     assert all(p.suffix in (".md", ".jsonl") for files in samples.values() for p in files)
+
+
+def test_the_pacer_sizes_batches_to_take_about_its_seconds() -> None:
+    pacer = Pacer(2.0, largest=1024, first=8)
+    assert pacer.size == 8
+    pacer.took(8, 16.0)  # 2 s a record (a CV): one at a time
+    assert pacer.size == 1
+    pacer.took(100, 1.0)  # 10 ms a record
+    assert pacer.size == 200
+    pacer.took(1000, 0.01)  # cheap records: capped
+    assert pacer.size == 1024
+
+
+def test_a_paced_ingest_reports_progress_batch_by_batch(loader: Loader, tmp_path: Path) -> None:
+    source = write(tmp_path / "e.jsonl", [entity(i) for i in range(50)])
+    steps: list[int] = []
+    pacer = Pacer(60.0, largest=20, first=4)
+    report = ingest_records(loader.collection("entities"), read_records(source), on_batch=steps.append, pacer=pacer)
+    assert steps[0] == 4 and max(steps) == 20 and sum(steps) == 50 and report.written == 50
