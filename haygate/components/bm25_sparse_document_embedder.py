@@ -28,9 +28,17 @@ class Bm25SparseDocumentEmbedder:
         b: float = 0.75,
         avg_len: AvgLen = 256.0,
         ascii_folding: bool = True,
+        capitalised_stopwords: bool = True,
     ) -> None:
         self.fields = [check_document_path(f) for f in fields or ["content"]]
-        self.settings = Bm25Settings(language=language, k=k, b=b, avg_len=avg_len, ascii_folding=ascii_folding)
+        self.settings = Bm25Settings(
+            language=language,
+            k=k,
+            b=b,
+            avg_len=avg_len,
+            ascii_folding=ascii_folding,
+            capitalised_stopwords=capitalised_stopwords,
+        )
         self._tokenizer = self.settings.tokenizer()
 
     def to_dict(self) -> dict[str, Any]:
@@ -43,6 +51,7 @@ class Bm25SparseDocumentEmbedder:
             b=s.b,
             avg_len=s.avg_len,
             ascii_folding=s.ascii_folding,
+            capitalised_stopwords=s.capitalised_stopwords,
         )
 
     @classmethod

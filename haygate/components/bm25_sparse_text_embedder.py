@@ -26,11 +26,18 @@ class Bm25SparseTextEmbedder:
         b: float = 0.75,
         avg_len: AvgLen = 256.0,
         ascii_folding: bool = True,
+        capitalised_stopwords: bool = True,
         query_term_frequency: bool = True,
     ) -> None:
-        self.settings = Bm25Settings(language=language, k=k, b=b, avg_len=avg_len, ascii_folding=ascii_folding)
+        self.settings = Bm25Settings(
+            language=language,
+            k=k,
+            b=b,
+            avg_len=avg_len,
+            ascii_folding=ascii_folding,
+            capitalised_stopwords=capitalised_stopwords,
+        )
         self.query_term_frequency = query_term_frequency
-        self._model = self.settings.model()
         self._tokenizer = self.settings.tokenizer()
 
     def to_dict(self) -> dict[str, Any]:
@@ -42,6 +49,7 @@ class Bm25SparseTextEmbedder:
             b=s.b,
             avg_len=s.avg_len,
             ascii_folding=s.ascii_folding,
+            capitalised_stopwords=s.capitalised_stopwords,
             query_term_frequency=self.query_term_frequency,
         )
 
@@ -51,8 +59,6 @@ class Bm25SparseTextEmbedder:
 
     @component.output_types(sparse_embedding=SparseEmbedding)
     def run(self, text: str) -> dict[str, Any]:
-        if not self.query_term_frequency:
-            vector = self._model.embed_query(text)
-            return {"sparse_embedding": SparseEmbedding(indices=list(vector.indices), values=list(vector.values))}
         counts = self._tokenizer.counts(text)
-        return {"sparse_embedding": SparseEmbedding(indices=list(counts), values=[float(n) for n in counts.values()])}
+        weights = [float(n) if self.query_term_frequency else 1.0 for n in counts.values()]
+        return {"sparse_embedding": SparseEmbedding(indices=list(counts), values=weights)}

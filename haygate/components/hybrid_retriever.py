@@ -25,8 +25,8 @@ from haygate.document_stores.hybrid import (
     SPARSE,
     TEXT_PREFIX,
     Fusion,
-    HybridDocumentStore,
     Hit,
+    HybridDocumentStore,
     HybridQuery,
     check_store,
 )

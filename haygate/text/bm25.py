@@ -4,12 +4,16 @@ Both backends and both sides (documents, queries) tokenize here, so a term means
 everywhere: at ingest, at query time and in highlighting.
 """
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 import qdrant_edge as qe
 
 AvgLen = float | Literal["auto"]
+
+# A word of two or more capitals: an operator (NOT, OR), an acronym (IT, US) or a keyword (IN, IS).
+_CAPITALISED = re.compile(r"\b[A-Z]{2,}\b")
 
 
 @dataclass(frozen=True)
@@ -21,6 +25,7 @@ class Bm25Settings:
     b: float = 0.75
     avg_len: AvgLen = 256.0
     ascii_folding: bool = True
+    capitalised_stopwords: bool = True
 
     def __post_init__(self) -> None:
         if self.avg_len != "auto" and not isinstance(self.avg_len, int | float):
@@ -43,27 +48,55 @@ class Bm25Settings:
         return qe.Bm25(config)
 
     def tokenizer(self) -> "Bm25Tokenizer":
-        return Bm25Tokenizer(self.language, self.ascii_folding)
+        return Bm25Tokenizer(self.language, self.ascii_folding, self.capitalised_stopwords)
 
 
 class Bm25Tokenizer:
     """Qdrant's tokenizer (lowercase, stemming, stopwords, ASCII folding) as raw term counts.
 
     With no saturation and no length normalisation, Qdrant's BM25 weight of a term is its count.
+
+    `capitalised_stopwords`: a stop word written in capitals is a term, not filler. "how do NOT filters
+    work" asks about the NOT operator, and documentation writes `NOT`, `OR`, `IN` in capitals; lower-case
+    "not" stays a stop word. Such a word gets the token id Qdrant gives it without stop words, on both sides.
     """
 
-    def __init__(self, language: str = "english", ascii_folding: bool = True) -> None:
-        self._counter = qe.Bm25(
-            qe.Bm25Config(k=1e9, b=0.0, avg_len=1.0, language=language, ascii_folding=ascii_folding)
-        )
+    def __init__(self, language: str = "english", ascii_folding: bool = True, capitalised_stopwords: bool = False):
+        self._counter = _counter(language, ascii_folding)
+        self._unstopped = _counter(language, ascii_folding, qe.StopwordsSet()) if capitalised_stopwords else None
+        self._stopword: dict[str, bool] = {}  # capitalised word -> is it a stop word (a small, bounded set)
 
     def counts(self, text: str) -> dict[int, int]:
         """Token id -> how often it occurs in `text`."""
-        vector = self._counter.embed_document(text)
-        return {int(i): round(v) for i, v in zip(vector.indices, vector.values, strict=True)}
+        counts = self._counts(self._counter, text)
+        if self._unstopped is not None:
+            kept = [word for word in _CAPITALISED.findall(text) if self._is_stopword(word)]
+            for token, n in self._counts(self._unstopped, " ".join(kept)).items():
+                counts[token] = counts.get(token, 0) + n
+        return counts
 
     def token_ids(self, text: str) -> set[int]:
-        return set(self._counter.embed_document(text).indices)
+        return set(self.counts(text))
+
+    def _is_stopword(self, word: str) -> bool:
+        if word not in self._stopword:
+            self._stopword[word] = not self._counter.embed_document(word).indices
+        return self._stopword[word]
+
+    @staticmethod
+    def _counts(model: qe.Bm25, text: str) -> dict[int, int]:
+        if not text:
+            return {}
+        vector = model.embed_document(text)
+        return {int(i): round(v) for i, v in zip(vector.indices, vector.values, strict=True)}
+
+
+def _counter(language: str, ascii_folding: bool, stopwords: qe.StopwordsSet | None = None) -> qe.Bm25:
+    """Qdrant's BM25 with no saturation and no length normalisation: a term's weight is its count."""
+    config = qe.Bm25Config(
+        k=1e9, b=0.0, avg_len=1.0, language=language, ascii_folding=ascii_folding, stopwords=stopwords
+    )
+    return qe.Bm25(config)
 
 
 def document_weights(counts: dict[int, int], k: float, b: float, avg_len: float) -> dict[int, float]:

@@ -21,6 +21,7 @@ class TestBm25SparseDocumentEmbedder:
                 "b": 0.75,
                 "avg_len": 256.0,
                 "ascii_folding": True,
+                "capitalised_stopwords": True,
             },
         }
 

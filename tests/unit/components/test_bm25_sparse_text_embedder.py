@@ -17,6 +17,7 @@ class TestBm25SparseTextEmbedder:
                 "b": 0.75,
                 "avg_len": 256.0,
                 "ascii_folding": True,
+                "capitalised_stopwords": True,
                 "query_term_frequency": False,
             },
         }

@@ -27,3 +27,15 @@ def test_bad_settings_are_named() -> None:
         Bm25Settings(b=2.0)
     with pytest.raises(ValueError, match="avg_len"):
         Bm25Settings(avg_len="mean")  # type: ignore[arg-type]
+
+
+def test_a_stop_word_in_capitals_is_a_term() -> None:
+    """'how do NOT filters work' asks about the NOT operator; lower-case 'not' stays filler."""
+    tokenizer = Bm25Settings().tokenizer()
+    unstopped = qe.Bm25(qe.Bm25Config(language="english", stopwords=qe.StopwordsSet())).embed_document("not")
+    operator = int(unstopped.indices[0])  # the id Qdrant gives "not" when nothing is a stop word
+    assert operator in tokenizer.counts("how do NOT filters work")
+    assert operator not in tokenizer.counts("how do not filters work")
+    assert tokenizer.counts("### NOT\n`NOT` negates; it does not match")[operator] == 2
+    assert tokenizer.counts("NOTE") == Bm25Tokenizer().counts("NOTE")  # a word that is no stop word is as before
+    assert operator not in Bm25Settings(capitalised_stopwords=False).tokenizer().counts("how do NOT filters work")
