@@ -7,8 +7,11 @@ mode, which speaks the same API (tests use it).
 """
 
 import dataclasses
+import threading
+from pathlib import Path
 from typing import Any
 
+import qdrant_client
 from haystack import Document, default_to_dict
 from haystack.dataclasses import SparseEmbedding
 from haystack.document_stores.types import DuplicatePolicy
@@ -29,6 +32,9 @@ from haygate.document_stores.payload import DENSE_VECTORS_NAME, SPARSE_VECTORS_N
 from haygate.document_stores.server.filters import convert_filters
 
 API_KEY_VARIABLE = "HAYGATE_QDRANT_API_KEY"
+# qdrant-client's local mode lets one client hold a folder: the stores of one process share it, counted.
+_LOCAL_CLIENTS: dict[str, tuple[qdrant_client.QdrantClient, int]] = {}
+_LOCAL_LOCK = threading.Lock()
 INDEX_SCHEMAS: dict[str, Any] = {
     "keyword": "keyword",
     "keyword_prefix": rest.KeywordIndexParams(type=rest.KeywordIndexType.KEYWORD, prefix=True),
@@ -112,6 +118,41 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         if isinstance(params.get("api_key"), dict):
             params["api_key"] = Secret.from_dict(params["api_key"])
         return cls(**params)
+
+    def _initialize_client(self) -> None:
+        """On a server, qdrant-haystack's own client; in local mode, the process's one client of the folder."""
+        if self.path is None or self._client is not None:
+            super()._initialize_client()
+            return
+        key = str(Path(self.path).resolve())
+        with _LOCAL_LOCK:
+            client, holders = _LOCAL_CLIENTS.get(key) or (qdrant_client.QdrantClient(path=self.path), 0)
+            _LOCAL_CLIENTS[key] = (client, holders + 1)
+        self._client = client
+        self._set_up_collection(
+            self.index,
+            self.embedding_dim,
+            self.recreate_index,
+            self.similarity,
+            self.use_sparse_embeddings,
+            self.sparse_idf,
+            self.on_disk,
+            self.payload_fields_to_index,
+        )
+
+    def close(self) -> None:
+        if self.path is None or self._client is None:
+            super().close()
+            return
+        key = str(Path(self.path).resolve())
+        with _LOCAL_LOCK:
+            client, holders = _LOCAL_CLIENTS[key]
+            if holders > 1:
+                _LOCAL_CLIENTS[key] = (client, holders - 1)
+            else:
+                del _LOCAL_CLIENTS[key]
+                client.close()
+        self._client = None
 
     def _connected(self) -> Any:
         self._initialize_client()
