@@ -342,6 +342,7 @@ def test_the_evaluation_commands(tmp_path: Path) -> None:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"{SHARED_DATA} is absent: the judged datasets are not on this machine")
     env = {**os.environ, "HAYGATE_DATA_DIR": str(tmp_path / "data")}
+    started = time.time()
     for first in (".venv/bin/haygate eval --dataset ../shared/data/scifact-dev --split train \\", 'P="--pipeline'):
         done = subprocess.run(
             ["bash", "-ec", block(first).text], env=env, cwd=PROJECT, capture_output=True, text=True, timeout=3600
@@ -349,8 +350,16 @@ def test_the_evaluation_commands(tmp_path: Path) -> None:
         assert done.returncode == 0, (first, done.stdout[-3000:], done.stderr[-3000:])
     report = json.loads((PROJECT / "eval-out" / "scifact" / "report.json").read_text())
     assert [v["name"] for v in report["variants"]] == ["beir_lexical", "beir_dense", "beir_hybrid"]
-    for name in ("scifact", "cranfield", "cisi", "tune-scifact", "tune-cranfield", "tune-cisi"):
-        assert any((PROJECT / "eval-out" / name).iterdir()), name
+    written = {
+        "scifact": "report.json",
+        "cranfield": "report.json",
+        "cisi": "report.json",
+        "tune-scifact": "tune.json",
+        "tune-cranfield": "tune.json",
+        "tune-cisi": "tune.json",
+    }
+    for folder, name in written.items():
+        assert (PROJECT / "eval-out" / folder / name).stat().st_mtime >= started, folder  # written by this run
 
 
 @pytest.mark.slow
