@@ -133,6 +133,14 @@ def envelope(error: BaseException) -> tuple[int, dict[str, Any]]:
     known = cause_of(error)
     if isinstance(known, PUBLIC_ERRORS):
         return known.http_status, {"error": {"code": known.code, "message": known.message, "details": known.details}}
+    if isinstance(known, StoreInUseError):  # its message names server paths: the client hears what to do
+        logger.error("%s", known.message)
+        collection = known.details.get("collection")
+        message = f"collection '{collection}' is held by another process on the server; retry once it is released"
+        details = {"collection": collection, "retry_after": 5}
+        return UnavailableError.http_status, {
+            "error": {"code": UnavailableError.code, "message": message, "details": details}
+        }
     logger.error("unhandled error: %r", error, exc_info=error)
     return InternalError.http_status, {
         "error": {"code": InternalError.code, "message": INTERNAL_MESSAGE, "details": {}}

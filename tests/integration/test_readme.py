@@ -28,7 +28,7 @@ from fastmcp import Client
 
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway, load_tools
-from haygate.ingest.indexer import ingest_files
+from haygate.ingest.indexer import ingest_files, sample_files
 from tests.conftest import PROJECT, free_port, make_settings
 
 pytestmark = pytest.mark.integration
@@ -263,10 +263,14 @@ def test_the_live_service_commands(make_run: LiveServer) -> None:
 
 
 @pytest.mark.slow
-async def test_the_stdio_configuration(samples_dir: Path) -> None:
-    """The Claude Desktop / Cursor configuration, with its placeholder paths filled in, started by FastMCP."""
+async def test_the_stdio_configuration(tmp_path: Path) -> None:
+    """The Claude Desktop / Cursor configuration, with its placeholder paths filled in, started by FastMCP
+    on a data dir of its own (one process serves a data dir)."""
+    with Loader(make_settings(tmp_path / "data")) as loader:
+        docs = sample_files(PROJECT / "samples", loader.settings.collections_dir)["docs"]
+        assert not ingest_files(loader.collection("docs"), docs, progress=False).errors
     text = block('{\n  "mcpServers"').text
-    text = text.replace("/path/to/haygate/data", str(samples_dir)).replace("/path/to/haygate", str(PROJECT))
+    text = text.replace("/path/to/haygate/data", str(tmp_path / "data")).replace("/path/to/haygate", str(PROJECT))
     async with Client(json.loads(text)) as client:
         tools = {tool.name for tool in await client.list_tools()}
         result = await client.call_tool("search_docs", {"query": "bearer token"})

@@ -42,9 +42,13 @@ def test_public_errors_speak_and_the_rest_is_masked() -> None:
             }
         },
     )
-    for hidden in (ConfigurationError("/etc/secret.yaml: bad"), StoreInUseError("held by pid 7"), KeyError("x")):
+    for hidden in (ConfigurationError("/etc/secret.yaml: bad"), KeyError("x")):
         status, body = envelope(hidden)
         assert status == 500 and body["error"]["code"] == "INTERNAL_ERROR" and "secret" not in str(body)
+    held = StoreInUseError("collection 'docs' is open in another process (/srv/secret/docs)", {"collection": "docs"})
+    status, body = envelope(held)  # a store in use: retry later, without the server's paths
+    assert status == 503 and body["error"]["code"] == "UNAVAILABLE" and "secret" not in str(body)
+    assert body["error"]["details"] == {"collection": "docs", "retry_after": 5}
     assert HTTP_STATUS == {
         "VALIDATION_ERROR": 422,
         "NOT_FOUND": 404,
