@@ -64,6 +64,9 @@ def tokenize(query: str) -> list[Token]:
     return tokens
 
 
+MAX_DEPTH = 32  # nested parentheses and NOTs: far past any real query, far below Python's recursion limit
+
+
 class _Parser:
     """or := and (OR and)* ; and := unary ((AND)? unary)* ; unary := NOT unary | atom ; atom := term | ( or )"""
 
@@ -71,6 +74,15 @@ class _Parser:
         self.tokens = tokens
         self.index = 0
         self.end = length + 1
+        self.depth = 0
+
+    def _deeper(self, token: Token) -> None:
+        """Each '(' and NOT nests once; the tree, and everything that walks it, stays shallow."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise QuerySyntaxError(
+                f"more than {MAX_DEPTH} nested parentheses or NOTs", token.position, "flatten the query"
+            )
 
     def parse(self) -> Node:
         if not self.tokens:
@@ -104,7 +116,10 @@ class _Parser:
         token = self._peek()
         if token is not None and token.kind == "not":
             self.index += 1
-            return Node("not", children=(self._unary(),))
+            self._deeper(token)
+            node = Node("not", children=(self._unary(),))
+            self.depth -= 1
+            return node
         return self._atom()
 
     def _atom(self) -> Node:
@@ -120,11 +135,13 @@ class _Parser:
         if token.kind == "(":
             if (inner := self._peek()) is not None and inner.kind == ")":
                 raise QuerySyntaxError("empty parentheses", token.position, "put terms inside or remove them")
+            self._deeper(token)
             node = self._or()
             closing = self._peek()
             if closing is None or closing.kind != ")":
                 raise QuerySyntaxError("unbalanced '('", token.position, "close it with ')'")
             self.index += 1
+            self.depth -= 1
             return node
         problem = "unbalanced ')'" if token.kind == ")" else f"'{token.text}' needs a term before it"
         raise QuerySyntaxError(problem, token.position, "remove it or add the missing term")

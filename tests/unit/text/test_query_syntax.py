@@ -65,3 +65,13 @@ def test_simple_mode_keeps_words_only() -> None:
 
 def test_positive_terms_skip_negated_ones() -> None:
     assert positive_terms(parse('"a b" c* NOT (d OR e*)')) == (["a", "b"], ["c"])
+
+
+@pytest.mark.parametrize("query", ["(" * 249 + "a" + ")" * 249, "NOT " * 300 + "a", "(" * 33 + "a" + ")" * 33])
+def test_nesting_is_bounded_by_a_syntax_error_not_the_recursion_limit(query: str) -> None:
+    with pytest.raises(QuerySyntaxError, match="more than 32 nested parentheses or NOTs"):
+        parse(query)
+
+
+def test_nesting_up_to_the_bound_parses() -> None:
+    assert parse("(" * 32 + "a" + ")" * 32) == Node("word", "a")
