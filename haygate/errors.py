@@ -81,10 +81,17 @@ class UnavailableError(HaygateError):
 
 
 class NotFoundError(HaygateError):
-    """A named thing (tool, collection, record id) does not exist."""
+    """A named thing (tool, collection, record id, HTTP path) does not exist."""
 
     code = "NOT_FOUND"
     http_status = 404
+
+
+class MethodNotAllowedError(HaygateError):
+    """An HTTP path that exists, asked with a method it does not take; `details.allowed` lists those it does."""
+
+    code = "METHOD_NOT_ALLOWED"
+    http_status = 405
 
 
 class ConfigurationError(HaygateError):
@@ -108,12 +115,13 @@ class InternalError(HaygateError):
 PUBLIC_ERRORS: tuple[type[HaygateError], ...] = (
     InvalidRequestError,
     NotFoundError,
+    MethodNotAllowedError,
     UnauthorizedError,
     ForbiddenError,
     PayloadTooLargeError,
     UnavailableError,
 )
-_SPOKEN: tuple[type[HaygateError], ...] = (*PUBLIC_ERRORS, InternalError)
+_SPOKEN: tuple[type[HaygateError], ...] = (*PUBLIC_ERRORS, StoreInUseError, InternalError)
 BY_CODE: dict[str, type[HaygateError]] = {cls.code: cls for cls in _SPOKEN}
 HTTP_STATUS: dict[str, int] = {code: cls.http_status for code, cls in BY_CODE.items()}
 
@@ -138,8 +146,8 @@ def envelope(error: BaseException) -> tuple[int, dict[str, Any]]:
         collection = known.details.get("collection")
         message = f"collection '{collection}' is held by another process on the server; retry once it is released"
         details = {"collection": collection, "retry_after": 5}
-        return UnavailableError.http_status, {
-            "error": {"code": UnavailableError.code, "message": message, "details": details}
+        return StoreInUseError.http_status, {
+            "error": {"code": StoreInUseError.code, "message": message, "details": details}
         }
     logger.error("unhandled error: %r", error, exc_info=error)
     return InternalError.http_status, {

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
@@ -21,6 +22,8 @@ from haygate.errors import (
     HTTP_STATUS,
     ForbiddenError,
     InvalidRequestError,
+    MethodNotAllowedError,
+    NotFoundError,
     PayloadTooLargeError,
     UnauthorizedError,
     envelope,
@@ -119,14 +122,49 @@ def rest_routes(service: GatewayService, writes_allowed: bool) -> list[Route]:
     async def openapi(request: Request) -> JSONResponse:
         return JSONResponse(openapi_document(service))
 
-    return [
-        Route("/api/tools/{name}", call_tool, methods=["POST"]),
-        Route("/api/collections/{collection}/records", put_records, methods=["PUT"]),
-        Route("/api/collections/{collection}/records", delete_records, methods=["DELETE"]),
-        Route("/api/admin/reload", reload, methods=["POST"]),
-        Route("/health", health, methods=["GET"]),
-        Route("/openapi.json", openapi, methods=["GET"]),
-    ]
+    return with_method_refusals(
+        [
+            Route("/api/tools/{name}", call_tool, methods=["POST"]),
+            Route("/api/collections/{collection}/records", put_records, methods=["PUT"]),
+            Route("/api/collections/{collection}/records", delete_records, methods=["DELETE"]),
+            Route("/api/admin/reload", reload, methods=["POST"]),
+            Route("/health", health, methods=["GET"]),
+            Route("/openapi.json", openapi, methods=["GET"]),
+        ]
+    )
+
+
+ALL_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def with_method_refusals(routes: list[Route]) -> list[Route]:
+    """Each path also answers the methods it does not take, with the envelope's 405 and `Allow`. (Without
+    this, a wrong method would fall through to the MCP mount and get its plain-text 404.)"""
+    allowed: dict[str, set[str]] = {}
+    for route in routes:
+        allowed.setdefault(route.path, set()).update(route.methods or ())
+    refusals = []
+    for path, methods in allowed.items():
+        listed = sorted(methods - {"HEAD"})
+
+        async def refuse(request: Request, listed: list[str] = listed) -> JSONResponse:
+            msg = f"{request.method} is not allowed on {request.url.path}; use {' or '.join(listed)}"
+            response = error_response(MethodNotAllowedError(msg, {"allowed": listed}))
+            response.headers["Allow"] = ", ".join(listed)
+            return response
+
+        refusals.append(Route(path, refuse, methods=[m for m in ALL_METHODS if m not in methods]))
+    return [*routes, *refusals]
+
+
+async def http_error(request: Request, error: Exception) -> JSONResponse:
+    """A path nothing serves gets the envelope too, never a plain-text page."""
+    if isinstance(error, HTTPException) and error.status_code == 405:
+        return error_response(MethodNotAllowedError(f"{request.method} is not allowed on {request.url.path}"))
+    return error_response(NotFoundError(f"no such path: {request.url.path}", {"path": request.url.path}))
+
+
+ERROR_HANDLERS = {404: http_error, 405: http_error}
 
 
 def openapi_document(service: GatewayService) -> dict[str, Any]:
@@ -230,12 +268,14 @@ class BearerAuth:
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope.get("path") not in PUBLIC_PATHS:
             supplied = dict(scope.get("headers", [])).get(b"authorization", b"")
-            if not hmac.compare_digest(supplied, self.expected):
+            scheme, _, credentials = supplied.strip().partition(b" ")
+            # The scheme is case-insensitive (RFC 7235 2.1); the token is compared in constant time.
+            if scheme.lower() != b"bearer" or not hmac.compare_digest(credentials.strip(), self.expected):
                 status, body = envelope(UnauthorizedError("missing or wrong bearer token"))
                 response = JSONResponse(body, status_code=status, headers={"WWW-Authenticate": "Bearer"})
                 await response(scope, receive, send)
@@ -247,12 +287,18 @@ def build_http_app(service: GatewayService, token: str | None = None, host: str 
     """Streamable HTTP MCP at /mcp plus REST, optionally behind a bearer token. Writes need the token
     whenever one is set, and are refused outright on a non-loopback bind without one."""
     mcp_app = build_mcp(service).http_app(path="/mcp")
+    for status, handler in ERROR_HANDLERS.items():
+        mcp_app.add_exception_handler(status, handler)
     writes_allowed = bool(token) or host in LOOPBACK
     routes = [*rest_routes(service, writes_allowed), Mount("/", app=mcp_app)]
-    app: ASGIApp = BodyLimit(Starlette(routes=routes, lifespan=mcp_app.lifespan), service.settings.max_body_bytes)
+    starlette = Starlette(routes=routes, lifespan=mcp_app.lifespan, exception_handlers=ERROR_HANDLERS)
+    app: ASGIApp = BodyLimit(starlette, service.settings.max_body_bytes)
     return BearerAuth(app, token) if token else app
 
 
 def build_local_app(service: GatewayService) -> ASGIApp:
     """REST for the `haygate` command on this machine (a Unix socket only the owner can open): no MCP."""
-    return BodyLimit(Starlette(routes=rest_routes(service, writes_allowed=True)), service.settings.max_body_bytes)
+    return BodyLimit(
+        Starlette(routes=rest_routes(service, writes_allowed=True), exception_handlers=ERROR_HANDLERS),
+        service.settings.max_body_bytes,
+    )

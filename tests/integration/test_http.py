@@ -82,6 +82,26 @@ async def test_bearer_token_is_required_when_configured(gateway: Gateway, secure
             "/api/tools/search_docs", json={"query": "x"}, headers={"Authorization": f"Bearer {TOKEN}"}
         )
         assert ok.status_code == 200
+        for scheme, status in (("bearer", 200), ("BEARER", 200), ("Basic", 401), ("", 401)):  # RFC 7235: any case
+            sent = await http.post(
+                "/api/tools/search_docs", json={"query": "x"}, headers={"Authorization": f"{scheme} {TOKEN}".strip()}
+            )
+            assert sent.status_code == status, scheme
         assert (await http.get("/health")).status_code == 200
     async with Client(f"{secured_url}/mcp", auth=TOKEN) as client:
         assert sorted(t.name for t in await client.list_tools()) == sorted(gateway.tools)
+
+
+async def test_unknown_paths_and_wrong_methods_get_the_envelope(base_url: str) -> None:
+    async with httpx.AsyncClient(base_url=base_url, timeout=60) as http:
+        missing = await http.get("/nowhere")
+        wrong = await http.get("/api/tools/search_docs")
+        put = await http.put("/health")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
+    assert wrong.status_code == 405 and wrong.json()["error"] == {
+        "code": "METHOD_NOT_ALLOWED",
+        "message": "GET is not allowed on /api/tools/search_docs; use POST",
+        "details": {"allowed": ["POST"]},
+    }
+    assert wrong.headers["allow"] == "POST"
+    assert put.status_code == 405 and put.headers["allow"] == "GET"

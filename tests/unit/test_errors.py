@@ -47,15 +47,17 @@ def test_public_errors_speak_and_the_rest_is_masked() -> None:
         assert status == 500 and body["error"]["code"] == "INTERNAL_ERROR" and "secret" not in str(body)
     held = StoreInUseError("collection 'docs' is open in another process (/srv/secret/docs)", {"collection": "docs"})
     status, body = envelope(held)  # a store in use: retry later, without the server's paths
-    assert status == 503 and body["error"]["code"] == "UNAVAILABLE" and "secret" not in str(body)
+    assert status == 503 and body["error"]["code"] == "STORE_IN_USE" and "secret" not in str(body)
     assert body["error"]["details"] == {"collection": "docs", "retry_after": 5}
     assert HTTP_STATUS == {
         "VALIDATION_ERROR": 422,
         "NOT_FOUND": 404,
+        "METHOD_NOT_ALLOWED": 405,
         "UNAUTHORIZED": 401,
         "FORBIDDEN": 403,
         "PAYLOAD_TOO_LARGE": 413,
         "UNAVAILABLE": 503,
+        "STORE_IN_USE": 503,
         "INTERNAL_ERROR": 500,
     }
     assert issubclass(FilterError, InvalidRequestError)

@@ -115,3 +115,20 @@ def test_validate_makes_every_check_serve_makes(
     assert "ok  search_docs" not in out and "ERR tool 'search_docs': warm-up failed" in out
     assert "ERR " in out and "broken.yaml: invalid collection schema" in out
     assert not (tmp_path / "data").exists()  # a scratch data dir: it runs beside a live server
+
+
+def stray_keys(node: object, path: str = "") -> list[str]:
+    """Keys an unquoted comma split off a flow mapping's text: `{description: a, b}` makes a key `b` with no value."""
+    if isinstance(node, dict):
+        found = [
+            f"{path}/{key}" for key, value in node.items() if isinstance(key, str) and " " in key and value is None
+        ]
+        return found + [s for key, value in node.items() for s in stray_keys(value, f"{path}/{key}")]
+    if isinstance(node, list):
+        return [s for i, item in enumerate(node) for s in stray_keys(item, f"{path}/{i}")]
+    return []
+
+
+@pytest.mark.parametrize("path", sorted([*TOOLS.glob("*.yaml"), *(PROJECT / "pipelines").rglob("*.yaml")]), ids=str)
+def test_no_text_was_split_by_an_unquoted_comma(path: Path) -> None:
+    assert stray_keys(yaml.safe_load(path.read_text())) == []
