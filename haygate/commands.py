@@ -91,6 +91,7 @@ def ingest_through(client: ServerClient, collection: str, files: list[Path], pro
                 report.added += answer["added"]
                 report.updated += answer["updated"]
                 report.unchanged += answer["unchanged"]
+                report.duplicates += answer.get("duplicates", 0)
                 for refusal in answer["refused"]:
                     index, record = sendable[refusal["index"]]
                     report.refused.append(Refusal(record.where, index, refusal["reason"]))

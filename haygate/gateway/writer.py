@@ -27,6 +27,7 @@ def report_dict(report: IngestReport) -> dict[str, Any]:
         "added": report.added,
         "updated": report.updated,
         "unchanged": report.unchanged,
+        "duplicates": report.duplicates,
         "refused": [{"index": r.index, "where": r.where, "reason": r.reason} for r in report.refused],
         "warnings": report.warnings,
     }

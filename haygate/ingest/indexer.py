@@ -67,6 +67,7 @@ class IngestReport:
     added: int = 0
     updated: int = 0
     unchanged: int = 0
+    duplicates: int = 0  # records whose id comes again later in the same input: the last one is kept
     refused: list["Refusal"] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -81,9 +82,10 @@ class IngestReport:
 
     def summary(self) -> str:
         warned = f", {len(self.warnings)} warning(s)" if self.warnings else ""
+        repeated = f", {self.duplicates} duplicate id(s) (the last one kept)" if self.duplicates else ""
         return (
             f"{self.collection}: {self.records} records read, {self.written} new or changed, "
-            f"{self.unchanged} unchanged, {len(self.refused)} rejected{warned}"
+            f"{self.unchanged} unchanged, {len(self.refused)} rejected{repeated}{warned}"
         )
 
 
@@ -100,8 +102,11 @@ def ingest_files(
     paths = list(files)
     total = sum(count_records(p) for p in paths)
     pacer = Pacer(PROGRESS_SECONDS, batch_records) if progress else None
+    superseded = superseded_records(collection, _all_records(paths))  # a first, cheap pass: no embedding
     with tqdm(total=total, unit="rec", desc=f"ingest {collection.name}", disable=not progress) as bar:
-        report = ingest_records(collection, _all_records(paths), batch_records, on_batch=bar.update, pacer=pacer)
+        report = ingest_records(
+            collection, _all_records(paths), batch_records, on_batch=bar.update, pacer=pacer, superseded=superseded
+        )
         bar.total = report.records  # the line count was an estimate (blank lines, Markdown files)
         bar.refresh()
     return report
@@ -114,16 +119,21 @@ def ingest_records(
     on_batch: Callable[[int], object] | None = None,
     optimize: bool = True,
     pacer: Pacer | None = None,
+    superseded: set[int] | None = None,
 ) -> IngestReport:
     """Records -> the collection, a batch at a time. Each batch becomes visible at once, and durable, when
     it is written (`store.batch()`); `on_batch(n)` hears of every `n` records done. `optimize`: compact
     the collection at the end if anything was written (a server's writer does it once writes pause).
-    `pacer`: size the batches by how long they take (for a progress bar) instead of `batch_records` each."""
+    `pacer`: size the batches by how long they take (for a progress bar) instead of `batch_records` each.
+    `superseded`: positions of records whose id comes again later (`superseded_records`); computed here when
+    `records` is a list. The last occurrence of an id wins, wherever the batches fall."""
+    if superseded is None and isinstance(records, list):
+        superseded = superseded_records(collection, records)
     report = IngestReport(collection.name)
     for batch in _batches(enumerate(records), lambda: pacer.size if pacer else batch_records):
         started = time.perf_counter()
         with collection.store.batch():
-            mapped = _map_batch(batch, collection, report)
+            mapped = _map_batch(batch, collection, report, superseded or set())
             fresh = _changed_only(collection.store, mapped, report)
             if fresh:
                 _index(collection, fresh, report)
@@ -211,10 +221,34 @@ def _all_records(paths: list[Path]) -> Iterator[SourceRecord]:
         yield from read_records(path)
 
 
-def _map_batch(batch: list[tuple[int, SourceRecord]], collection: Collection, report: IngestReport) -> list[Mapped]:
+def superseded_records(collection: Collection, records: Iterable[SourceRecord]) -> set[int]:
+    """Positions of the records whose id comes again later in `records`: only the last one is indexed, so
+    an input with a repeated id leaves the store as if it held only its last version (no stale chunks, and
+    nothing rewritten when the same input comes again)."""
+    last: dict[str, int] = {}
+    repeated: set[int] = set()
+    for index, record in enumerate(records):
+        if record.error or record.data is None:
+            continue
+        try:
+            rid = str(to_document(record.data, collection.schema).meta[RECORD_ID])
+        except InvalidRecordError:
+            continue  # refused when its turn comes
+        if rid in last:
+            repeated.add(last[rid])
+        last[rid] = index
+    return repeated
+
+
+def _map_batch(
+    batch: list[tuple[int, SourceRecord]], collection: Collection, report: IngestReport, superseded: set[int]
+) -> list[Mapped]:
     mapped = []
     for index, record in batch:
         report.records += 1
+        if index in superseded:
+            report.duplicates += 1
+            continue
         if record.error or record.data is None:
             report.refused.append(Refusal(record.where, index, record.error or "no data"))
             continue
@@ -233,10 +267,7 @@ def _changed_only(store: HybridDocumentStore, mapped: list[Mapped], report: Inge
     by_record: dict[str, Mapped] = {}
     for item in mapped:
         rid = item[2].meta[RECORD_ID]
-        if rid in by_record:
-            earlier = by_record[rid]
-            reason = f"record id '{rid}' comes again later ({item[1].where}); the later record is kept"
-            report.refused.append(Refusal(earlier[1].where, earlier[0], reason))
+        report.duplicates += rid in by_record  # without `superseded` (a stream): the later record is kept
         by_record[rid] = item
     stored_hash: dict[str, set[str]] = {}
     for document in store.meta_by_filter(_records_filter(list(by_record))):

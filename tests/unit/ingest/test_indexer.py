@@ -99,3 +99,35 @@ def test_a_paced_ingest_reports_progress_batch_by_batch(loader: Loader, tmp_path
     pacer = Pacer(60.0, largest=20, first=4)
     report = ingest_records(loader.collection("entities"), read_records(source), on_batch=steps.append, pacer=pacer)
     assert steps[0] == 4 and max(steps) == 20 and sum(steps) == 50 and report.written == 50
+
+
+def test_an_id_twice_in_one_input_keeps_the_last_and_reingesting_writes_nothing(loader: Loader, tmp_path: Path) -> None:
+    collection = loader.collection("entities")
+    records = [entity(1, "First title"), entity(2), entity(1, "Last title"), entity(3), entity(2, "Also last")]
+    source = write(tmp_path / "e.jsonl", records)
+    first = ingest_files(collection, [source], progress=False, batch_records=2)  # the repeats fall in other batches
+    assert (first.records, first.added, first.duplicates, first.refused) == (5, 3, 2, [])
+    assert "2 duplicate id(s) (the last one kept)" in first.summary()
+    titles = {d.meta["record_id"]: d.meta["title"] for d in collection.store.meta_by_filter(None)}
+    assert titles == {"bug:1": "Last title", "bug:2": "Also last", "bug:3": "Zebra striped tooltip"}
+    again = ingest_files(collection, [source], progress=False, batch_records=2)
+    assert (again.written, again.unchanged, again.duplicates) == (0, 3, 2)  # nothing rewritten
+
+
+def test_a_long_then_short_version_of_one_id_leaves_no_stale_chunks(loader: Loader, tmp_path: Path) -> None:
+    """A CV is cut into 350-word windows: the long version's extra chunks must not survive the short one."""
+    collection = loader.collection("candidates")
+    long_text = "Python engineer. " + " ".join(f"word{i}" for i in range(1000))
+    cvs = [{"id": "cv-1", "name": "A", "text": long_text}, {"id": "cv-1", "name": "A", "text": "Python engineer."}]
+    for batch_records in (1, 10):  # the two versions in two batches, then in one
+        report = ingest_files(
+            collection, [write(tmp_path / "cvs.jsonl", cvs)], progress=False, batch_records=batch_records
+        )
+        assert report.duplicates == 1
+        chunks = collection.store.meta_by_filter({"field": "meta.record_id", "operator": "==", "value": "cv-1"})
+        assert len(chunks) == 1, [c.id for c in chunks]
+    write(tmp_path / "long.jsonl", cvs[:1])
+    assert ingest_files(collection, [tmp_path / "long.jsonl"], progress=False).updated == 1
+    report = ingest_files(collection, [write(tmp_path / "cvs.jsonl", cvs)], progress=False, batch_records=1)
+    chunks = collection.store.meta_by_filter({"field": "meta.record_id", "operator": "==", "value": "cv-1"})
+    assert report.updated == 1 and len(chunks) == 1  # the stored long version's chunks are gone too
