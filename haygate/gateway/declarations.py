@@ -29,6 +29,13 @@ from haygate.errors import ConfigurationError
 
 ParamType = Literal["string", "integer", "number", "boolean", "object", "array", "id"]
 
+# Every argument is bounded. A declaration sets its own bounds; where it is silent, these apply, so no tool
+# takes a 10 MB string, a million-item array or an integer past what JSON clients can represent.
+DEFAULT_MAX_LENGTH = 1000  # characters of a string or id (and of each string item of an array)
+DEFAULT_MAX_ITEMS = 100  # items of an array
+DEFAULT_MAX_PROPERTIES = 100  # keys of an object
+SAFE_INTEGER = 2**53 - 1  # JSON's safe integer range (RFC 8259 section 6): the default bounds of a number
+
 
 def _integer_as_text(value: Any) -> Any:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
@@ -130,14 +137,15 @@ class ToolDeclaration(BaseModel):
             annotation = _annotation(spec)
             constraints: dict[str, Any] = {
                 "min_length": spec.min_length if spec.min_length is not None else spec.min_items,
-                "max_length": spec.max_length if spec.max_length is not None else spec.max_items,
+                "max_length": _max_length(spec),
             }
+            numeric = spec.type in ("integer", "number") and spec.enum is None
             field = Field(
                 ... if spec.required else spec.default,
                 description=spec.description,
                 examples=spec.examples,
-                ge=spec.minimum,
-                le=spec.maximum,
+                ge=spec.minimum if spec.minimum is not None or not numeric else -SAFE_INTEGER,
+                le=spec.maximum if spec.maximum is not None or not numeric else SAFE_INTEGER,
                 **{k: v for k, v in constraints.items() if v is not None},
             )
             if not spec.required and spec.default is None:
@@ -161,15 +169,32 @@ class ToolDeclaration(BaseModel):
         return schema
 
 
+def _max_length(spec: ParameterSpec) -> int | None:
+    """The declared bound, else the project-wide one for its type (an enum is bounded by its values)."""
+    if spec.enum is not None:
+        return None
+    declared = spec.max_length if spec.max_length is not None else spec.max_items
+    defaults = {"string": DEFAULT_MAX_LENGTH, "id": DEFAULT_MAX_LENGTH, "array": DEFAULT_MAX_ITEMS}
+    return (
+        declared
+        if declared is not None
+        else defaults.get(spec.type, DEFAULT_MAX_PROPERTIES if spec.type == "object" else None)
+    )
+
+
 def _annotation(spec: ParameterSpec) -> Any:
     if spec.enum is not None:
         return _enum(spec.enum, spec.aliases)
     if spec.type == "array":
-        item: Any = _SCALARS[spec.items or "string"]
+        item_type = spec.items or "string"
+        item: Any = _SCALARS[item_type]
         if spec.item_enum is not None:
             item = _enum(spec.item_enum, spec.aliases)
-        elif spec.item_min_length is not None or spec.item_max_length is not None:
-            item = Annotated[item, Field(min_length=spec.item_min_length, max_length=spec.item_max_length)]
+        elif item_type in ("string", "id"):
+            longest = spec.item_max_length if spec.item_max_length is not None else DEFAULT_MAX_LENGTH
+            item = Annotated[item, Field(min_length=spec.item_min_length, max_length=longest)]
+        elif item_type == "object":
+            item = Annotated[item, Field(max_length=DEFAULT_MAX_PROPERTIES)]
         return list[item]
     return _SCALARS[spec.type]
 

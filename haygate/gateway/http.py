@@ -49,10 +49,18 @@ def error_response(error: BaseException) -> JSONResponse:
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 async def json_body(request: Request) -> Any:
+    """The body as JSON. What Python's parser would take but JSON has no room for (NaN, Infinity), or
+    cannot take (an integer of thousands of digits, nesting past the recursion limit), is a 422 too."""
     try:
-        return json.loads(await request.body())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        return json.loads(await request.body(), parse_constant=_no_constant)
+    except RecursionError:
+        raise InvalidRequestError("request body is nested too deeply to be read") from None
+    except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
         msg = f"request body must be JSON: {error}"
         raise InvalidRequestError(msg) from None
 

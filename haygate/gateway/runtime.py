@@ -74,6 +74,9 @@ class ToolRuntime:
         if not isinstance(arguments, dict):
             msg = f"arguments must be a JSON object, got {type(arguments).__name__}"
             raise InvalidRequestError(msg)
+        if nesting_depth(arguments) > MAX_ARGUMENT_DEPTH:
+            msg = f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
+            raise InvalidRequestError(msg, {"limit": MAX_ARGUMENT_DEPTH})
         try:
             return self.arguments_model.model_validate(arguments).model_dump()
         except ValidationError as error:
@@ -202,6 +205,24 @@ class Gateway:
 
     async def call_async(self, name: str, arguments: Any) -> dict[str, Any]:
         return await anyio.to_thread.run_sync(self.get(name).run, arguments)
+
+
+MAX_ARGUMENT_DEPTH = 32  # objects and arrays inside the arguments: past any declared shape, far below recursion
+
+
+def nesting_depth(value: Any) -> int:
+    """How deep objects and arrays nest, counted without recursion (the value may be hostile)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > MAX_ARGUMENT_DEPTH:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def load_tools(

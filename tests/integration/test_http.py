@@ -105,3 +105,39 @@ async def test_unknown_paths_and_wrong_methods_get_the_envelope(base_url: str) -
     }
     assert wrong.headers["allow"] == "POST"
     assert put.status_code == 405 and put.headers["allow"] == "GET"
+
+
+@pytest.mark.parametrize(
+    ("tool", "body", "fragment"),
+    [
+        ("search_docs", '{"query": "x", "version": "' + "v" * 10_000_000 + '"}', "at most 1000 characters"),
+        ("search", '{"query": "x", "entities": [' + ", ".join(['"bug"'] * 200_000) + "]}", "at most 100 items"),
+        ("search_docs", '{"query": "x", "max_results": ' + "9" * 5001 + "}", "request body must be JSON"),
+        ("search_docs", '{"query": "x", "max_results": NaN}', "NaN is not JSON"),
+        ("search_docs", '{"query": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+        ("search_docs", '{"query": "x", "extra": ' + "[" * 40 + "]" * 40 + "}", "nested more than 32 levels"),
+    ],
+    ids=["10MB-string", "200k-array", "5001-digit-integer", "NaN", "100k-deep", "40-deep"],
+)
+async def test_hostile_sizes_and_depths_are_validation_errors(
+    base_url: str, tool: str, body: str, fragment: str
+) -> None:
+    async with httpx.AsyncClient(base_url=base_url, timeout=60) as http:
+        answer = await http.post(
+            f"/api/tools/{tool}", content=body.encode(), headers={"content-type": "application/json"}
+        )
+    assert answer.status_code == 422, answer.text[:300]
+    error = answer.json()["error"]
+    assert error["code"] == "VALIDATION_ERROR" and fragment in error["message"], error["message"][:300]
+    assert len(answer.content) < 5000  # nothing hostile is echoed back
+
+
+def test_every_parameter_of_every_tool_is_bounded(gateway: Gateway) -> None:
+    for name, runtime in gateway.tools.items():
+        for parameter, schema in runtime.declaration.input_schema()["properties"].items():
+            kind = schema.get("type")
+            if "enum" in schema or kind == "boolean":
+                continue
+            bound = {"string": "maxLength", "array": "maxItems", "object": "maxProperties"}.get(kind)
+            bound = bound or ("maximum" if kind in ("integer", "number") else "maxLength")
+            assert bound in schema, (name, parameter, schema)
