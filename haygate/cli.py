@@ -6,6 +6,8 @@ import haygate._env  # noqa: F401  (offline defaults before anything reads the e
 
 # isort: split
 import argparse
+import contextlib
+import faulthandler
 import importlib
 import json
 import logging
@@ -13,14 +15,14 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from haygate.errors import ConfigurationError, HaygateError, StoreInUseError, envelope
+from haygate.errors import ConfigurationError, HaygateError, OperatorError, StoreInUseError, envelope
 from haygate.gateway.service import GatewayService
 from haygate.gateway.serving import claim_data_dir, serve
 from haygate.settings import Settings
 
 logger = logging.getLogger("haygate")
 
-EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_IN_USE = 0, 1, 2, 3
+EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_IN_USE, EXIT_STORAGE = 0, 1, 2, 3, 4
 WARM_UP_GRACE = 1.0  # seconds the model loading waits for a client's handshake (`initialize`, `tools/list`)
 
 
@@ -34,12 +36,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     for noisy in ("httpx", "sentence_transformers", "haystack", "transformers"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    with contextlib.suppress(ValueError, OSError):  # stderr without a file descriptor (captured in a test)
+        faulthandler.enable()  # a fatal signal that no check foresaw still says where it struck
     try:
         handler = args.handler if args.handler is cmd_serve else getattr(_commands(), args.handler)
         return int(handler(args, Settings()) or 0)
     except StoreInUseError as error:
         print(f"error: {error.message}", file=sys.stderr)
         return EXIT_IN_USE
+    except OperatorError as error:  # full disk, unwritable or damaged store: the operator reads what to do
+        print(f"error: {error.message}", file=sys.stderr)
+        return EXIT_STORAGE
     except ConfigurationError as error:
         print(f"error: {error.message}", file=sys.stderr)
         return EXIT_CONFIG
@@ -89,6 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
     optimize = commands.add_parser("optimize", help="compact a collection (merge segments, build indexes)")
     optimize.add_argument("collection")
     optimize.set_defaults(handler="cmd_optimize")
+
+    repair = commands.add_parser(
+        "repair", help="rebuild a damaged embedded collection from what can be read (keeps the damaged copy)"
+    )
+    repair.add_argument("collection")
+    repair.add_argument("--force", action="store_true", help="rebuild even a collection that opens cleanly")
+    repair.set_defaults(handler="cmd_repair")
 
     validate = commands.add_parser("validate", help="check tool declarations and their pipelines")
     validate.add_argument("files", nargs="*", type=Path, help="declarations (default: configs/tools/*.yaml)")

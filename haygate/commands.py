@@ -11,11 +11,14 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from haygate.document_stores.edge.document_store import EdgeDocumentStore
+from haygate.document_stores.edge.repair import repair
 from haygate.errors import HaygateError
 from haygate.gateway.catalog import load_catalog
 from haygate.gateway.client import ServerClient, local_server
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway, load_tools
+from haygate.gateway.serving import claim_data_dir
 from haygate.ingest.extract import write_extractions
 from haygate.ingest.indexer import (
     BATCH_RECORDS,
@@ -27,6 +30,7 @@ from haygate.ingest.indexer import (
     ingest_files,
     sample_files,
 )
+from haygate.ingest.mapping import RECORD_HASH
 from haygate.ingest.readers import read_records
 from haygate.settings import Settings
 
@@ -122,6 +126,19 @@ def cmd_optimize(args: argparse.Namespace, settings: Settings) -> int:
         started = time.perf_counter()
         store.optimize()
         print(f"{args.collection}: optimized {store.count_documents()} points in {time.perf_counter() - started:.1f} s")
+    return EXIT_OK
+
+
+def cmd_repair(args: argparse.Namespace, settings: Settings) -> int:
+    if settings.qdrant_url:
+        print("error: `repair` mends embedded Qdrant Edge shards; a Qdrant server recovers its own", file=sys.stderr)
+        return EXIT_CONFIG
+    claim_data_dir(settings.data_dir)  # a running server holds the shard: it has to stop first
+    with Loader(settings) as loader:
+        store = loader.store(args.collection)
+        assert isinstance(store, EdgeDocumentStore)
+        report = repair(store, force=args.force, stale_key=RECORD_HASH)
+    print(report.summary(), file=sys.stderr)
     return EXIT_OK
 
 

@@ -100,11 +100,51 @@ class ConfigurationError(HaygateError):
     code = "CONFIGURATION_ERROR"
 
 
-class StoreInUseError(HaygateError):
+class OperatorError(HaygateError):
+    """A condition of the server's machine that only its operator can fix (the store is held, damaged, or its
+    disk is full). `message` names paths and the fix for the operator (log, CLI); a client hears
+    `public_message` and `public_details`, which name no server path."""
+
+    public_message = "the server cannot use its data right now"
+    retry_after: int | None = None
+
+    def public_details(self) -> dict[str, Any]:
+        details = {key: value for key, value in self.details.items() if key in ("collection", "needed_bytes")}
+        return {**details, "retry_after": self.retry_after} if self.retry_after is not None else details
+
+
+class StoreInUseError(OperatorError):
     """Another process holds the embedded shard. Qdrant Edge allows one process per shard."""
 
     code = "STORE_IN_USE"
     http_status = 503
+    public_message = "collection '{collection}' is held by another process on the server; retry once it is released"
+    retry_after = 5
+
+
+class StorageFullError(OperatorError):
+    """The data dir's filesystem has less free space than a write (or opening a shard) needs plus the reserve.
+    Checked before Qdrant Edge touches its memory-mapped files, which would otherwise die of SIGBUS."""
+
+    code = "STORAGE_FULL"
+    http_status = 507
+    public_message = "the server's disk is full: collection '{collection}' cannot be written; reads still work"
+
+
+class StorageError(OperatorError):
+    """The data dir cannot be written at all (read-only filesystem, permissions)."""
+
+    code = "STORAGE_ERROR"
+    http_status = 503
+    public_message = "the server cannot write the data of collection '{collection}'"
+
+
+class StoreDamagedError(OperatorError):
+    """A shard that Qdrant Edge refuses to open or read, or that holds fewer points than were written."""
+
+    code = "STORE_DAMAGED"
+    http_status = 503
+    public_message = "collection '{collection}' is damaged on the server; its operator must repair it"
 
 
 class InternalError(HaygateError):
@@ -121,7 +161,8 @@ PUBLIC_ERRORS: tuple[type[HaygateError], ...] = (
     PayloadTooLargeError,
     UnavailableError,
 )
-_SPOKEN: tuple[type[HaygateError], ...] = (*PUBLIC_ERRORS, StoreInUseError, InternalError)
+OPERATOR_ERRORS: tuple[type[OperatorError], ...] = (StoreInUseError, StorageFullError, StorageError, StoreDamagedError)
+_SPOKEN: tuple[type[HaygateError], ...] = (*PUBLIC_ERRORS, *OPERATOR_ERRORS, InternalError)
 BY_CODE: dict[str, type[HaygateError]] = {cls.code: cls for cls in _SPOKEN}
 HTTP_STATUS: dict[str, int] = {code: cls.http_status for code, cls in BY_CODE.items()}
 
@@ -141,13 +182,11 @@ def envelope(error: BaseException) -> tuple[int, dict[str, Any]]:
     known = cause_of(error)
     if isinstance(known, PUBLIC_ERRORS):
         return known.http_status, {"error": {"code": known.code, "message": known.message, "details": known.details}}
-    if isinstance(known, StoreInUseError):  # its message names server paths: the client hears what to do
+    if isinstance(known, OperatorError):  # its message names server paths: the operator reads it in the log
         logger.error("%s", known.message)
-        collection = known.details.get("collection")
-        message = f"collection '{collection}' is held by another process on the server; retry once it is released"
-        details = {"collection": collection, "retry_after": 5}
-        return StoreInUseError.http_status, {
-            "error": {"code": StoreInUseError.code, "message": message, "details": details}
+        message = known.public_message.format(collection=known.details.get("collection", "?"))
+        return known.http_status, {
+            "error": {"code": known.code, "message": message, "details": known.public_details()}
         }
     logger.error("unhandled error: %r", error, exc_info=error)
     return InternalError.http_status, {

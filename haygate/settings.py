@@ -46,6 +46,11 @@ class Settings(BaseSettings):
         default=120.0, description="How long a call waits for a starting server before UNAVAILABLE (seconds)."
     )
     watch: bool = Field(default=True, description="Reload the tools when configs/ or pipelines/ change.")
+    disk_reserve_mb: int = Field(
+        default=64,
+        ge=0,
+        description="Free space (MiB) every shard open and write must leave on the data dir's filesystem.",
+    )
 
     @property
     def tools_dir(self) -> Path:

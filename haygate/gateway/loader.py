@@ -150,7 +150,10 @@ class Loader:
                 key = Secret.from_token(self.settings.qdrant_api_key) if self.settings.qdrant_api_key else None
                 self._stores[collection] = QdrantServerStore(schema.name, self.settings.qdrant_url, key, **common)
             else:
-                self._stores[collection] = EdgeDocumentStore(schema.name, str(self.settings.data_dir), **common)
+                reserve = self.settings.disk_reserve_mb * 1024 * 1024
+                self._stores[collection] = EdgeDocumentStore(
+                    schema.name, str(self.settings.data_dir), disk_reserve_bytes=reserve, **common
+                )
         return self._stores[collection]
 
     def collection(self, name: str) -> Collection:

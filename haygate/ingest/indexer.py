@@ -17,7 +17,7 @@ from haystack import Document, Pipeline
 from tqdm import tqdm
 
 from haygate.document_stores.hybrid import HybridDocumentStore
-from haygate.errors import InvalidRecordError, cause_of
+from haygate.errors import InvalidRecordError, StorageFullError, cause_of
 from haygate.ingest.mapping import RECORD_HASH, RECORD_ID, to_document
 from haygate.ingest.readers import SUFFIXES, SourceRecord, count_records, read_records
 from haygate.ingest.schema import CollectionSchema
@@ -142,7 +142,10 @@ def ingest_records(
         if on_batch is not None:
             on_batch(len(batch))
     if report.written and optimize:
-        collection.store.optimize()
+        try:
+            collection.store.optimize()
+        except StorageFullError as error:  # the records are written and durable; only the compaction waits
+            report.warnings.append(f"written but not optimized: {error.message}")
     if collection.schema.links:
         report.warnings += dangling_links(collection.store, collection.schema.links)
     return report

@@ -1,14 +1,17 @@
 """`haygate serve` as a process: fast first answers over stdio, hot reload with `tools/list_changed`, the CLI
-going through the running server, writes while clients search, and `kill -9` right after acknowledged writes.
+going through the running server, writes while clients search, `kill -9` right after acknowledged writes, and
+a clean stop on SIGTERM and SIGINT.
 
 Real processes, real sockets, the official `mcp` SDK and FastMCP's client; a temp home with `search` and
 the admin tools (no model loads) except where the whole bundled configuration is the point.
 """
 
+import contextlib
 import json
 import logging
 import multiprocessing
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -31,7 +34,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from haygate.cli import EXIT_FAILED, EXIT_OK, main
 from haygate.gateway.client import local_server
-from haygate.gateway.endpoint import read_endpoint
+from haygate.gateway.endpoint import read_endpoint, socket_path
 from haygate.gateway.loader import Loader
 from haygate.ingest.mapping import RECORD_ID
 from tests.conftest import PROJECT, free_port, make_settings
@@ -59,12 +62,13 @@ def wait_ready(url: str, alive: Any) -> None:
 
 
 @contextmanager
-def http_server(home: Path, data_dir: Path, log: Path) -> Iterator[str]:
+def http_server(home: Path, data_dir: Path, log: Path, **env: str) -> Iterator[str]:
     """`haygate serve --http` at admin tier, ready; stopped with SIGTERM (a clean stop) afterwards."""
     port = free_port()
     command = [sys.executable, "-m", "haygate.cli", "serve", "--http", "--port", str(port)]
     with log.open("ab") as stderr:
-        process = subprocess.Popen(command, env=server_env(home, data_dir, HAYGATE_TIER="admin"), stderr=stderr)
+        environment = server_env(home, data_dir, HAYGATE_TIER="admin", **env)
+        process = subprocess.Popen(command, env=environment, stderr=stderr)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_ready(url, lambda: process.poll() is None)
@@ -279,3 +283,41 @@ def test_kill_9_right_after_acknowledged_writes_loses_nothing(home: Path, tmp_pa
         assert server.exitcode == -9
     assert read_endpoint(data_dir) is None  # the last one's file names a dead process
     assert stored_record_ids(home, data_dir) == acknowledged
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_signal_ends_the_server_cleanly_and_at_once(
+    home: Path, tmp_path: Path, stop_signal: signal.Signals
+) -> None:
+    """Exit code 0, shards flushed and closed (the manifest says so), the endpoint file gone, within seconds:
+    also with a client's streamable-HTTP session open and a write just made."""
+    data_dir, log = tmp_path / "data", tmp_path / "server.log"
+    port = free_port()
+    command = [sys.executable, "-m", "haygate.cli", "serve", "--http", "--port", str(port)]
+    with log.open("ab") as stderr:
+        process = subprocess.Popen(command, env=server_env(home, data_dir, HAYGATE_TIER="admin"), stderr=stderr)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(url, lambda: process.poll() is None)
+        assert httpx.put(f"{url}/api/collections/entities/records", json=[bug(1)], timeout=60).status_code == 200
+
+        async def open_session() -> None:
+            async with Client(f"{url}/mcp") as client:
+                await client.list_tools()
+                process.send_signal(stop_signal)
+                started = time.monotonic()
+                assert process.wait(30) == 0, log.read_text()[-3000:]
+                stopped_in.append(time.monotonic() - started)
+
+        stopped_in: list[float] = []
+        with contextlib.suppress(Exception):  # the session ends with the server
+            anyio.run(open_session)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, log.read_text()[-3000:]
+    assert stopped_in and stopped_in[0] < 10, stopped_in  # about 0.3 s here; the issue asks for 2 s
+    assert read_endpoint(data_dir) is None and not socket_path(data_dir).exists()
+    manifest = json.loads((data_dir / "entities" / "haygate-shard.json").read_text())
+    assert manifest["clean"] and manifest["points"] == 1
+    assert f"stopping ({stop_signal.name})" in log.read_text()

@@ -8,6 +8,7 @@ from haygate.errors import (
     FilterError,
     InvalidRequestError,
     QuerySyntaxError,
+    StorageFullError,
     StoreInUseError,
     cause_of,
     envelope,
@@ -49,6 +50,10 @@ def test_public_errors_speak_and_the_rest_is_masked() -> None:
     status, body = envelope(held)  # a store in use: retry later, without the server's paths
     assert status == 503 and body["error"]["code"] == "STORE_IN_USE" and "secret" not in str(body)
     assert body["error"]["details"] == {"collection": "docs", "retry_after": 5}
+    full = StorageFullError("no room in /srv/secret/docs", {"collection": "docs", "directory": "/srv/secret/docs"})
+    status, body = envelope(full)  # the operator reads the path in the log; the client hears what happened
+    assert status == 507 and body["error"]["code"] == "STORAGE_FULL" and "secret" not in str(body)
+    assert "collection 'docs'" in body["error"]["message"] and "reads still work" in body["error"]["message"]
     assert HTTP_STATUS == {
         "VALIDATION_ERROR": 422,
         "NOT_FOUND": 404,
@@ -58,6 +63,9 @@ def test_public_errors_speak_and_the_rest_is_masked() -> None:
         "PAYLOAD_TOO_LARGE": 413,
         "UNAVAILABLE": 503,
         "STORE_IN_USE": 503,
+        "STORAGE_FULL": 507,
+        "STORAGE_ERROR": 503,
+        "STORE_DAMAGED": 503,
         "INTERNAL_ERROR": 500,
     }
     assert issubclass(FilterError, InvalidRequestError)

@@ -4,11 +4,21 @@ The layout is qdrant-haystack's (see `payload.py`), so the same data runs agains
 `QdrantServerStore`. Qdrant Edge lets one process own a shard, and a process may hold many stores of one
 collection (every pipeline that reads it): stores share open shards through a pool keyed by path, and a
 shard closes when the last store holding it is closed.
+
+Storage faults are named, never met as a crash (`faults.py`): free space is checked before every open and
+write, Edge's own errors are read as `STORE_IN_USE`, `STORAGE_FULL`, `STORAGE_ERROR` or `STORE_DAMAGED`,
+and a manifest beside the shard (`haygate-shard.json`: the points at the last durable write) lets an open
+notice a shard that came back with fewer points than were written, instead of serving what is left.
 """
 
+import json
 import logging
+import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -17,6 +27,16 @@ from haystack import Document, default_from_dict, default_to_dict
 from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.document_stores.types import DuplicatePolicy
 
+from haygate.document_stores.edge.faults import (
+    CONFIG,
+    DEFAULT_RESERVE_BYTES,
+    MANIFEST,
+    appendable_bytes,
+    check_space,
+    damaged,
+    growth_bytes,
+    translate,
+)
 from haygate.document_stores.edge.filters import convert_filters
 from haygate.document_stores.hybrid import (
     DENSE,
@@ -28,7 +48,7 @@ from haygate.document_stores.hybrid import (
     ScoredPoint,
 )
 from haygate.document_stores.payload import DENSE_VECTORS_NAME, SPARSE_VECTORS_NAME, convert_id, payload_from_document
-from haygate.errors import StoreInUseError
+from haygate.errors import HaygateError
 from haygate.text.paths import value_at
 
 logger = logging.getLogger(__name__)
@@ -43,10 +63,6 @@ INDEX_TYPES: dict[str, Any] = {
     "datetime": qe.PayloadSchemaType.Datetime,
     "uuid": qe.PayloadSchemaType.Uuid,
 }
-STORE_IN_USE = (
-    "collection '{name}' is open in another process ({path}). Qdrant Edge lets one process own a shard: "
-    "stop the other process (a running `haygate serve`?) and retry, or point HAYGATE_DATA_DIR elsewhere."
-)
 
 
 def text_index_params() -> qe.TextIndexParams:
@@ -75,6 +91,18 @@ def _weighted_sum(weights: list[float]) -> qe.Formula:
 class _OpenShard:
     shard: qe.EdgeShard
     holders: int
+    dirty: bool = False  # written since the manifest last said how many points the shard holds
+
+
+def write_bytes_estimate(documents: list[Document]) -> int:
+    """Disk a write will take, generously: WAL and segment copies of vectors, text and metadata."""
+    total = 0
+    for document in documents:
+        dense = len(document.embedding or ()) * 4
+        sparse = len(document.sparse_embedding.indices) * 8 if document.sparse_embedding else 0
+        text = len(document.content or "") * 4 + len(str(document.meta)) * 2
+        total += 2 * (dense + sparse + text) + 512
+    return total
 
 
 class EdgeDocumentStore(HybridDocumentStore):
@@ -94,10 +122,15 @@ class EdgeDocumentStore(HybridDocumentStore):
         embedding_dim: int = 384,
         payload_indexes: dict[str, str] | None = None,
         text_fields: list[str] | None = None,
+        disk_reserve_bytes: int = DEFAULT_RESERVE_BYTES,
     ) -> None:
         self._set_layout(collection, payload_indexes, text_fields, INDEX_TYPES)
+        if disk_reserve_bytes < 0:
+            msg = f"disk_reserve_bytes must be >= 0, got {disk_reserve_bytes}"
+            raise ValueError(msg)
         self.data_dir = str(data_dir)
         self.embedding_dim = embedding_dim
+        self.disk_reserve_bytes = disk_reserve_bytes
         self._held = False
         self._shard_lock = threading.Lock()
 
@@ -113,6 +146,7 @@ class EdgeDocumentStore(HybridDocumentStore):
             embedding_dim=self.embedding_dim,
             payload_indexes=self.payload_indexes,
             text_fields=self.text_fields,
+            disk_reserve_bytes=self.disk_reserve_bytes,
         )
 
     @classmethod
@@ -134,7 +168,12 @@ class EdgeDocumentStore(HybridDocumentStore):
 
     def exists(self) -> bool:
         """Whether the shard has been created on disk (without opening it)."""
-        return (self.path / "edge_config.json").exists()
+        return (self.path / CONFIG).exists() or (self.path / "segments").exists()
+
+    @property
+    def _open_shard(self) -> _OpenShard:
+        self.shard  # noqa: B018  (opens it on first use)
+        return self._pool[self.path]
 
     def _acquire(self) -> qe.EdgeShard:
         with self._pool_lock:
@@ -144,21 +183,92 @@ class EdgeDocumentStore(HybridDocumentStore):
             open_shard.holders += 1
             return open_shard.shard
 
-    def _open(self) -> qe.EdgeShard:
-        config = qe.EdgeConfig(
+    def edge_config(self) -> qe.EdgeConfig:
+        """The shard's vector layout, as the collection's YAML declares it."""
+        return qe.EdgeConfig(
             vectors={DENSE_VECTORS_NAME: qe.EdgeVectorParams(size=self.embedding_dim, distance=qe.Distance.Cosine)},
             sparse_vectors={SPARSE_VECTORS_NAME: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
         )
+
+    def _open(self) -> qe.EdgeShard:
+        """Open (or create) the shard, or raise the operator error that says why it cannot be."""
+        self._check_space("opening the shard", self._appendable_bytes())
+        existed = self.exists()
+        if existed and not (self.path / CONFIG).exists():
+            raise damaged(self.collection, self.path, f"{CONFIG} is missing", self.path / CONFIG)
+        with self._edge("opening the shard"):
+            if existed:
+                shard = qe.EdgeShard.load(str(self.path))
+            else:
+                self.path.mkdir(parents=True, exist_ok=True)
+                shard = qe.EdgeShard.create(str(self.path), self.edge_config())
         try:
-            if self.exists():
-                return qe.EdgeShard.load(str(self.path))
-            self.path.mkdir(parents=True, exist_ok=True)
-            return qe.EdgeShard.create(str(self.path), config)
-        except Exception as error:
-            if "WouldBlock" in str(error):
-                msg = STORE_IN_USE.format(name=self.collection, path=self.path)
-                raise StoreInUseError(msg, {"collection": self.collection}) from error
+            self._check_manifest(shard)
+        except BaseException:
+            shard.close()
             raise
+        return shard
+
+    # -- faults ----------------------------------------------------------------------------------
+
+    def _appendable_bytes(self) -> int:
+        return appendable_bytes(len(self.text_fields), len(self.payload_indexes))
+
+    def _check_space(self, action: str, needed: int) -> None:
+        check_space(self.path, self.collection, action, needed, self.disk_reserve_bytes)
+
+    @contextmanager
+    def _edge(self, action: str) -> Iterator[None]:
+        """Edge's storage errors as operator errors (`faults.translate`); our own errors pass through."""
+        try:
+            yield
+        except HaygateError:
+            raise
+        except Exception as error:
+            translated = translate(error, self.collection, self.path, action)
+            if translated is error:
+                raise
+            raise translated from error
+
+    def manifest(self) -> dict[str, Any] | None:
+        """What the last durable write left beside the shard: points, whether it was clean, and when."""
+        try:
+            data = json.loads((self.path / MANIFEST).read_text())
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def _write_manifest(self, shard: qe.EdgeShard, clean: bool) -> None:
+        points = int(shard.count(qe.CountRequest(exact=True)))
+        data = {"points": points, "clean": clean, "written_at": datetime.now(UTC).isoformat(timespec="seconds")}
+        if not clean and (previous := self.manifest()):
+            data["written_at"] = previous.get("written_at", data["written_at"])
+        temporary = self.path / f"{MANIFEST}.tmp"
+        with self._edge("writing the manifest"):
+            temporary.write_text(json.dumps(data))
+            os.replace(temporary, self.path / MANIFEST)
+
+    def _check_manifest(self, shard: qe.EdgeShard) -> None:
+        """A shard that was closed cleanly holds what its manifest says; fewer points mean lost data."""
+        manifest = self.manifest()
+        if manifest is not None and manifest.get("clean"):
+            points = int(shard.count(qe.CountRequest(exact=True)))
+            if points != manifest.get("points"):
+                problem = (
+                    f"it holds {points} points where {manifest.get('points')} were written "
+                    f"(last durable write {manifest.get('written_at')}), so segment or WAL files are missing"
+                )
+                raise damaged(self.collection, self.path, problem)
+        elif manifest is None:
+            self._write_manifest(shard, clean=True)  # shards from before the manifest: watched from now on
+
+    def _will_write(self, action: str, needed: int) -> None:
+        """Before any change: room for it, and a manifest that no longer claims a clean count."""
+        self._check_space(action, needed)
+        open_shard = self._open_shard
+        if not open_shard.dirty:
+            self._write_manifest(open_shard.shard, clean=False)
+            open_shard.dirty = True
 
     def _ensure_indexes(self, shard: qe.EdgeShard) -> None:
         existing = set(shard.info().payload_schema)
@@ -180,12 +290,37 @@ class EdgeDocumentStore(HybridDocumentStore):
                 open_shard.holders -= 1
                 if open_shard.holders == 0:
                     del self._pool[self.path]
-                    open_shard.shard.flush()
-                    open_shard.shard.close()
+                    with self._edge("closing the shard"):
+                        open_shard.shard.flush()
+                        if open_shard.dirty:
+                            self._write_manifest(open_shard.shard, clean=True)
+                        open_shard.shard.close()
 
     def optimize(self) -> bool:
-        """Merge segments and build HNSW; run after bulk loads."""
-        return bool(self.shard.optimize())
+        """Merge segments and build HNSW; run after bulk loads. It rewrites segments, so it needs their size free."""
+        shard = self.shard
+        points = int(shard.count(qe.CountRequest(exact=True)))
+        rewritten = points * (self.embedding_dim * 4 * 2 + 4096)  # vectors and graph, payload and indexes
+        self._check_space("optimizing", rewritten + self._appendable_bytes())
+        with self._edge("optimizing"):
+            return bool(shard.optimize())
+
+    def restore_points(self, points: list[qe.Point]) -> None:
+        """Write points as they were read from another shard (vectors and payload untouched), durably, then
+        compact: how `repair` refills a rebuilt shard without embedding anything again."""
+        shard = self.shard
+        try:
+            with self._lock.writing():
+                for start in range(0, len(points), 1024):
+                    self._will_write("restoring points", 0)
+                    with self._edge("restoring points"):
+                        shard.update(qe.UpdateOperation.upsert_points(points[start : start + 1024]))
+                self._open_shard.dirty = True
+                self._make_durable()
+            if points:
+                self.optimize()
+        finally:
+            self.close()
 
     # -- what the base class asks of a backend (the lock is held) -------------------------------
 
@@ -199,7 +334,9 @@ class EdgeDocumentStore(HybridDocumentStore):
     def _count(self, filters: dict[str, Any] | None) -> int:
         if not self._readable():
             return 0
-        return int(self.shard.count(qe.CountRequest(exact=True, filter=self._filter(filters))))
+        condition = self._filter(filters)
+        with self._edge("counting"):
+            return int(self.shard.count(qe.CountRequest(exact=True, filter=condition)))
 
     def _scroll(self, filters: dict[str, Any] | None, with_vectors: bool) -> list[Document]:
         if not self._readable():
@@ -208,11 +345,12 @@ class EdgeDocumentStore(HybridDocumentStore):
         documents: list[Document] = []
         offset: Any = None
         while True:
-            records, offset = self.shard.scroll(
-                qe.ScrollRequest(
-                    offset=offset, limit=_SCROLL_PAGE, filter=condition, with_payload=True, with_vector=with_vectors
+            with self._edge("reading"):
+                records, offset = self.shard.scroll(
+                    qe.ScrollRequest(
+                        offset=offset, limit=_SCROLL_PAGE, filter=condition, with_payload=True, with_vector=with_vectors
+                    )
                 )
-            )
             documents.extend(self._to_document(record.payload or {}, record.vector) for record in records)
             if offset is None:
                 return documents
@@ -226,21 +364,34 @@ class EdgeDocumentStore(HybridDocumentStore):
                 msg = f"documents with ids {sorted(present)[:5]} already exist in '{self.collection}'"
                 raise DuplicateDocumentError(msg)
             unique = {i: d for i, d in unique.items() if i not in present}
+        if not unique:
+            return 0
+        needed = write_bytes_estimate(list(unique.values())) + growth_bytes(len(self.text_fields))
+        self._will_write(f"writing {len(unique)} document(s)", needed)
         points = [self._to_point(d) for d in unique.values()]
-        if points:
+        with self._edge("writing"):
             self.shard.update(qe.UpdateOperation.upsert_points(points))
         return len(points)
 
     def _delete_ids(self, document_ids: list[str]) -> None:
-        self.shard.update(qe.UpdateOperation.delete_points([convert_id(i) for i in document_ids]))
+        self._will_write("deleting", 0)
+        with self._edge("deleting"):
+            self.shard.update(qe.UpdateOperation.delete_points([convert_id(i) for i in document_ids]))
 
     def _delete_filter(self, filters: dict[str, Any]) -> None:
         condition = self._filter(filters)
         assert condition is not None  # the base class refuses an empty filter
-        self.shard.update(qe.UpdateOperation.delete_points_by_filter(condition))
+        self._will_write("deleting", 0)
+        with self._edge("deleting"):
+            self.shard.update(qe.UpdateOperation.delete_points_by_filter(condition))
 
     def _make_durable(self) -> None:
-        self.shard.flush()
+        open_shard = self._open_shard
+        with self._edge("flushing"):
+            open_shard.shard.flush()
+            if open_shard.dirty:
+                self._write_manifest(open_shard.shard, clean=True)
+                open_shard.dirty = False
 
     def _filter(self, filters: dict[str, Any] | None) -> qe.Filter | None:
         return convert_filters(filters, self._bool_ids)
@@ -250,15 +401,17 @@ class EdgeDocumentStore(HybridDocumentStore):
         ids: set[Any] = set()
         offset: Any = None
         while True:
-            records, offset = self.shard.scroll(
-                qe.ScrollRequest(offset=offset, limit=_SCROLL_PAGE, with_payload=[field], with_vector=False)
-            )
+            with self._edge("reading"):
+                records, offset = self.shard.scroll(
+                    qe.ScrollRequest(offset=offset, limit=_SCROLL_PAGE, with_payload=[field], with_vector=False)
+                )
             ids.update(record.id for record in records if value_at(record.payload or {}, field) is value)
             if offset is None:
                 return ids
 
     def _existing_ids(self, ids: list[str]) -> set[str]:
-        records = self.shard.retrieve([convert_id(i) for i in ids], with_payload=["id"], with_vector=False)
+        with self._edge("reading"):
+            records = self.shard.retrieve([convert_id(i) for i in ids], with_payload=["id"], with_vector=False)
         return {r.payload["id"] for r in records if r.payload}
 
     # -- retrieval -------------------------------------------------------------------------------
@@ -267,10 +420,9 @@ class EdgeDocumentStore(HybridDocumentStore):
         """All requests go in one `query_batch`, which Edge plans as a whole."""
         condition = self._filter(query.filters)
         batch = [self._request(query, request, condition) for request in requests]
-        return [
-            [ScoredPoint(str(p.id), p.score, p.payload) for p in points]
-            for points in self.shard.query_batch(qe.QueryBatchRequest(batch))
-        ]
+        with self._edge("searching"):
+            answers = self.shard.query_batch(qe.QueryBatchRequest(batch))
+        return [[ScoredPoint(str(p.id), p.score, p.payload) for p in points] for points in answers]
 
     def _request(self, query: HybridQuery, request: RankedList, condition: qe.Filter | None) -> qe.QueryRequest:
         if not request.fused:

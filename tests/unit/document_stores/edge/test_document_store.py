@@ -1,6 +1,7 @@
 """EdgeDocumentStore on a real Qdrant Edge shard in a temp dir."""
 
 import copy
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +13,10 @@ from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.document_stores.types import DuplicatePolicy
 
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
+from haygate.document_stores.edge.faults import CHUNK_BYTES, INDEX_BYTES, MANIFEST, appendable_bytes, human, translate
 from haygate.document_stores.hybrid import HybridQuery
 from haygate.document_stores.payload import convert_id, payload_from_document
-from haygate.errors import ConfigurationError, InvalidRequestError
+from haygate.errors import ConfigurationError, InvalidRequestError, StorageFullError, StoreDamagedError, envelope
 
 PROJECT = Path(__file__).resolve().parents[4]
 
@@ -55,6 +57,7 @@ class TestEdgeDocumentStore:
                 "embedding_dim": 3,
                 "payload_indexes": {"meta.group": "keyword"},
                 "text_fields": ["content"],
+                "disk_reserve_bytes": 64 * 1024 * 1024,
             },
         }
 
@@ -238,3 +241,71 @@ class TestBatches:
         reader.join(timeout=5)
         assert counts == [2]  # ...and sees the whole write
         store.close()
+
+class TestStorageFaults:
+    """The manifest, the space checks and Edge's errors read as operator errors, on real shards."""
+
+    def test_the_manifest_counts_the_points_of_every_durable_write(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        with store.batch():
+            store.write_documents([doc(1), doc(2)])
+        assert store.manifest() is not None and store.manifest()["points"] == 2  # type: ignore[index]
+        store.write_documents([doc(3)])  # outside a batch: not yet durable, so no longer a clean count
+        assert store.manifest()["clean"] is False  # type: ignore[index]
+        store.close()
+        assert store.manifest() == {**store.manifest(), "points": 3, "clean": True}  # type: ignore[dict-item]
+
+    def test_a_shard_with_fewer_points_than_its_manifest_is_damaged(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        store.write_documents([doc(1), doc(2)])
+        store.close()
+        manifest = tmp_path / "t" / MANIFEST
+        manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "points": 5}))
+        with pytest.raises(StoreDamagedError, match="holds 2 points where 5 were written") as caught:
+            make_store(tmp_path).count_documents()
+        assert "haygate repair t" in caught.value.message
+        status, body = envelope(caught.value)
+        assert status == 503 and str(tmp_path) not in json.dumps(body)  # the client hears no server path
+
+    def test_a_missing_config_is_damage_not_a_new_shard(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        store.write_documents([doc(1)])
+        store.close()
+        (tmp_path / "t" / "edge_config.json").unlink()
+        with pytest.raises(StoreDamagedError, match=r"edge_config\.json is missing"):
+            make_store(tmp_path).write_documents([doc(2)])
+
+    def test_no_room_for_the_reserve_refuses_before_edge_writes(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        store.write_documents([doc(1)])
+        greedy = EdgeDocumentStore("t", str(tmp_path), embedding_dim=3, disk_reserve_bytes=2**62)
+        with pytest.raises(StorageFullError, match=r"not enough disk space for collection 't'") as caught:
+            greedy.write_documents([doc(2)])  # the shard is open here already: only the write is checked
+        assert caught.value.details["directory"] == str(tmp_path / "t")
+        assert envelope(caught.value)[0] == 507
+        assert store.count_documents() == 1  # reads go on
+        store.close()
+        greedy.close()
+        with pytest.raises(StorageFullError, match="opening the shard needs"):
+            greedy.count_documents()
+
+
+class TestFaults:
+    def test_translate_reads_edges_words(self, tmp_path: Path) -> None:
+        def code(text: str) -> str:
+            translated = translate(Exception(text), "t", tmp_path, "writing")
+            return getattr(translated, "code", "unchanged")
+
+        assert code("Can't init WAL: Kind(WouldBlock)") == "STORE_IN_USE"
+        assert code("Service runtime error: No space left on device (os error 28)") == "STORAGE_FULL"
+        assert code("failed to create directory `/x`: Read-only file system (os error 30)") == "STORAGE_ERROR"
+        assert code("Gridstore IO error: elements range 1..2 is out of bounds") == "STORE_DAMAGED"
+        assert code("Wrong input: vector dimension error: expected dim: 3, got 4") == "unchanged"
+
+    def test_the_damaged_file_is_named_relative_to_the_shard(self, tmp_path: Path) -> None:
+        error = translate(Exception(f"failed to load segment {tmp_path}/segments/abc: gone"), "t", tmp_path, "opening")
+        assert isinstance(error, StoreDamagedError) and "damaged (segments/abc)" in error.message
+
+    def test_the_need_grows_with_the_layout(self) -> None:
+        assert appendable_bytes(2, 6) == 3 * CHUNK_BYTES + 7 * INDEX_BYTES + 4 * 1024 * 1024
+        assert human(512) == "512 B" and human(3 * 1024 * 1024) == "3.0 MiB"
