@@ -9,6 +9,7 @@ import contextlib
 import logging
 import os
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
@@ -91,7 +92,9 @@ async def _serve(
     finally:
         remove_endpoint(data_dir, os.getpid())
         local_socket.unlink(missing_ok=True)
+        closing = time.monotonic()
         service.close()
+        logger.info("stopped: stores flushed and closed in %.2f s", time.monotonic() - closing)
 
 
 async def _handle_signals(service: GatewayService, scope: anyio.CancelScope, servers: list[_Server]) -> None:
