@@ -165,7 +165,9 @@ def normalized_score(fused: float, query: HybridQuery, n_sources: int) -> float:
     best possible score is `sum_i w_i / k`. DBSF sums per-source scores scaled by mean +- 3 sigma.
     """
     if n_sources <= 1:
-        return fused
+        # One source alone (a query with no BM25 terms, such as ":", leaves only the dense one): a cosine
+        # similarity lies in [-1, 1], and below 0 it only says "unrelated". BM25 alone is unbounded.
+        return min(1.0, max(0.0, fused)) if query.sources() == [DENSE] else fused
     if query.fusion == "sum":
         return fused  # raw weighted BM25: unbounded; callers that need 0..1 use the rank
     if query.fusion == "rrf":

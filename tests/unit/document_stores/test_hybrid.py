@@ -56,6 +56,8 @@ def test_rrf_scores_are_normalised_to_the_best_possible() -> None:
         (1 / 60 + 1 / 61) / (2 / 60)
     )
     assert normalized_score(1.4, HybridQuery(dense=[0.1], sparse=SPARSE, fusion="dbsf"), 2) == pytest.approx(0.7)
+    dense_only = HybridQuery(dense=[0.1])  # a query without BM25 terms: the cosine, clamped to [0, 1]
+    assert normalized_score(-0.02, dense_only, 1) == 0.0 and normalized_score(0.83, dense_only, 1) == 0.83
 
 
 def test_validation_names_the_problem() -> None:
