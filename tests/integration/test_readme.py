@@ -341,6 +341,7 @@ def test_the_walkthrough_tool_works(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.shared_data
+@pytest.mark.timeout(3600)  # cold: SciFact, Cranfield and CISI indexed, evaluated and tuned, about 15 min
 def test_the_evaluation_commands(tmp_path: Path) -> None:
     """Both evaluation blocks as written (from the project folder, so `eval-out/` is the project's)."""
     if not SHARED_DATA.is_dir():
