@@ -46,11 +46,18 @@ class Settings(BaseSettings):
         default=120.0, description="How long a call waits for a starting server before UNAVAILABLE (seconds)."
     )
     watch: bool = Field(default=True, description="Reload the tools when configs/ or pipelines/ change.")
+    model_cache_dir: Path | None = Field(
+        default=None, description="Where ONNX exports of the models are kept (default: <data_dir>/.models)."
+    )
     disk_reserve_mb: int = Field(
         default=64,
         ge=0,
         description="Free space (MiB) every shard open and write must leave on the data dir's filesystem.",
     )
+
+    @property
+    def models_dir(self) -> Path:
+        return self.model_cache_dir or self.data_dir / ".models"
 
     @property
     def tools_dir(self) -> Path:

@@ -10,6 +10,12 @@ import os
 # The tests' judged datasets have a handful of queries, so ranx runs its kernels as plain Python here.
 os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
+# The ONNX export of the model (about 10 s) is made once per test session and shared by every loader and
+# server process the tests start, instead of once per temp data dir.
+import tempfile
+
+os.environ.setdefault("HAYGATE_MODEL_CACHE_DIR", tempfile.mkdtemp(prefix="haygate-test-models-"))
+
 import haygate._env  # noqa: F401  (offline defaults before anything reads the environment)
 
 # isort: split

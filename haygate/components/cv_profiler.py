@@ -30,24 +30,32 @@ class CvProfiler:
         model: str = DEFAULT_MODEL,
         floor: float = 0.5,
         phrase_words: int = PHRASE_WORDS,
+        model_cache_dir: Path | None = None,
     ) -> None:
         """
         :param vocabulary: the skill vocabulary file (relative paths are resolved against the haygate home).
         :param model: the embedding model for phrases and skills; the ranker must use the same one.
         :param floor: similarities below this are not stored; the ranker's threshold must not be lower.
         :param phrase_words: the longest phrase, in words.
+        :param model_cache_dir: where the model's ONNX export is kept; the loader sets it beside the data.
         """
         self.vocabulary = str(vocabulary)
         self.model = model
         self.floor = floor
         self.phrase_words = phrase_words
-        self._embedder = DenseTextEmbedder(model=model)
+        self.model_cache_dir = None if model_cache_dir is None else str(model_cache_dir)
+        self._embedder = DenseTextEmbedder(model=model, model_cache_dir=model_cache_dir)
         self._vocabulary: SkillVocabulary | None = None
         self._skill_vectors: np.ndarray | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return default_to_dict(
-            self, vocabulary=self.vocabulary, model=self.model, floor=self.floor, phrase_words=self.phrase_words
+            self,
+            vocabulary=self.vocabulary,
+            model=self.model,
+            floor=self.floor,
+            phrase_words=self.phrase_words,
+            model_cache_dir=self.model_cache_dir,
         )
 
     @classmethod

@@ -8,46 +8,127 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from haystack import component
-from haystack_integrations.components.embedders.sentence_transformers import SentenceTransformersTextEmbedder
+from haystack import component, default_from_dict, default_to_dict
 
-from haygate.components.models import DEFAULT_MODEL, warm_up_offline
+from haygate.components.embedding_backends import EmbeddingBackend, Runtime, load_backend
+from haygate.components.models import DEFAULT_MODEL
 
-# Embeddings are float32 tensors, so an array("f") holds them exactly, at 1.5 KB per 384-d query.
+# Embeddings are float32, so an array("f") holds them exactly, at 1.5 KB per 384-d query.
 _QUERY_CACHE: "OrderedDict[tuple[Any, ...], array[float]]" = OrderedDict()
 _QUERY_CACHE_LOCK = threading.Lock()
 QUERY_CACHE_SIZE = 32768
 
 
-@component
-class DenseTextEmbedder(SentenceTransformersTextEmbedder):
-    """Query embedder; defaults to all-MiniLM-L6-v2 without a progress bar.
+class DenseEmbedding:
+    """What the query and document embedders share: the model, its runtime and the vector settings."""
 
-    Repeated queries (agents retry, evaluation and tuning replay the same queries) come from a small
-    process-wide LRU cache keyed by model, settings and text, so a result never depends on the cache.
-    """
+    embedding_backend: EmbeddingBackend | None
 
-    # `@component` rebuilds the class, so base methods are called explicitly rather than through super().
-    def __init__(self, *, model: str = DEFAULT_MODEL, progress_bar: bool = False, **kwargs: Any) -> None:
-        SentenceTransformersTextEmbedder.__init__(self, model=model, progress_bar=progress_bar, **kwargs)
+    def _setup(
+        self,
+        model: str,
+        backend: Runtime,
+        prefix: str,
+        suffix: str,
+        batch_size: int,
+        normalize_embeddings: bool,
+        truncate_dim: int | None,
+        model_cache_dir: Path | str | None,
+    ) -> None:
+        self.model = model
+        self.backend = backend
+        self.prefix = prefix
+        self.suffix = suffix
+        self.batch_size = batch_size
+        self.normalize_embeddings = normalize_embeddings
+        self.truncate_dim = truncate_dim
+        self.model_cache_dir = None if model_cache_dir is None else str(model_cache_dir)
+        self.embedding_backend = None
+
+    def _settings(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "backend": self.backend,
+            "prefix": self.prefix,
+            "suffix": self.suffix,
+            "batch_size": self.batch_size,
+            "normalize_embeddings": self.normalize_embeddings,
+            "truncate_dim": self.truncate_dim,
+            "model_cache_dir": self.model_cache_dir,
+        }
 
     def warm_up(self) -> None:
+        """Load (on first use, export) the model and run one inference, so the first real call is not the
+        one that pays for lazy initialisation; the backend is shared with every component using it."""
         if self.embedding_backend is None:
-            warm_up_offline(self, lambda: SentenceTransformersTextEmbedder.warm_up(self))
+            cache = Path(self.model_cache_dir) if self.model_cache_dir else None
+            backend = load_backend(self.model, self.backend, cache, max_batch=self.batch_size)
+            backend.embed_one(self.prefix + "warm-up" + self.suffix)
+            self.embedding_backend = backend
+
+    def _finish(self, vectors: Any) -> np.ndarray:
+        """Pooled rows -> the vectors these settings ask for (truncated, optionally re-normalised)."""
+        matrix: np.ndarray = np.asarray(vectors, dtype=np.float32)
+        if self.truncate_dim:
+            matrix = matrix[..., : self.truncate_dim]
+        if self.normalize_embeddings:
+            norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+            matrix = matrix / np.where(norms == 0, 1.0, norms)
+        return matrix
+
+    def _embed_texts(self, texts: list[str]) -> np.ndarray:
+        """The model's vectors for `texts`, in batches of `batch_size` (no cache)."""
+        if self.embedding_backend is None:
+            self.warm_up()
+        assert self.embedding_backend is not None
+        rows = self.embedding_backend.embed([self.prefix + t + self.suffix for t in texts], batch_size=self.batch_size)
+        return self._finish(np.asarray(rows, dtype=np.float32).reshape(len(texts), -1))
+
+
+@component
+class DenseTextEmbedder(DenseEmbedding):
+    """Query embedder; defaults to all-MiniLM-L6-v2 on ONNX Runtime.
+
+    Concurrent queries share one model call (see `MicroBatcher`). Repeated queries (agents retry,
+    evaluation and tuning replay the same queries) come from a small process-wide LRU cache keyed by
+    model, runtime, settings and text, so a result never depends on the cache.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: str = DEFAULT_MODEL,
+        backend: Runtime = "onnx",
+        prefix: str = "",
+        suffix: str = "",
+        batch_size: int = 32,
+        normalize_embeddings: bool = False,
+        truncate_dim: int | None = None,
+        model_cache_dir: Path | None = None,
+        progress_bar: bool = False,
+    ) -> None:
+        """
+        :param model: a Hugging Face id (offline: the packaged MiniLM or the local HF cache) or a folder.
+        :param backend: `onnx` (exported once, checked against torch) or `torch` (sentence-transformers).
+        :param batch_size: the most queries one model call embeds, concurrent ones included.
+        :param model_cache_dir: where the ONNX export is kept; the loader sets it beside the data.
+        :param progress_bar: kept for YAML written for sentence-transformers' embedder; queries show none.
+        """
+        self._setup(model, backend, prefix, suffix, batch_size, normalize_embeddings, truncate_dim, model_cache_dir)
+        self.progress_bar = progress_bar
+
+    def to_dict(self) -> dict[str, Any]:
+        return default_to_dict(self, progress_bar=self.progress_bar, **self._settings())
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "DenseTextEmbedder":
+        return default_from_dict(cls, data)
 
     def _cache_key(self, text: str) -> tuple[Any, ...]:
-        return (
-            self.model,
-            self.prefix,
-            self.suffix,
-            self.normalize_embeddings,
-            self.precision,
-            self.truncate_dim,
-            text,
-        )
+        return (self.model, self.backend, self.prefix, self.suffix, self.normalize_embeddings, self.truncate_dim, text)
 
     @staticmethod
-    def _remember(key: tuple[Any, ...], embedding: list[float]) -> None:
+    def _remember(key: tuple[Any, ...], embedding: Any) -> None:
         with _QUERY_CACHE_LOCK:
             _QUERY_CACHE[key] = array("f", embedding)
             while len(_QUERY_CACHE) > QUERY_CACHE_SIZE:
@@ -55,6 +136,8 @@ class DenseTextEmbedder(SentenceTransformersTextEmbedder):
 
     @component.output_types(embedding=list[float])
     def run(self, text: str) -> dict[str, Any]:
+        if not isinstance(text, str):
+            raise TypeError("DenseTextEmbedder embeds one string; use DenseDocumentEmbedder for Documents")
         key = self._cache_key(text)
         with _QUERY_CACHE_LOCK:
             cached = _QUERY_CACHE.get(key)
@@ -63,9 +146,10 @@ class DenseTextEmbedder(SentenceTransformersTextEmbedder):
                 return {"embedding": cached.tolist()}
         if self.embedding_backend is None:
             self.warm_up()
-        embedding = SentenceTransformersTextEmbedder.run(self, text)["embedding"]
-        self._remember(key, embedding)
-        return {"embedding": embedding}
+        assert self.embedding_backend is not None
+        vector = self._finish(self.embedding_backend.embed_one(self.prefix + text + self.suffix))
+        self._remember(key, vector)
+        return {"embedding": vector.tolist()}
 
     def prefill(self, texts: list[str]) -> None:
         """Embed many queries in batches ahead of time (evaluation): `run` then answers from the cache.
@@ -75,7 +159,7 @@ class DenseTextEmbedder(SentenceTransformersTextEmbedder):
         wanted = [t for t in dict.fromkeys(texts) if self._cache_key(t) not in _QUERY_CACHE][:QUERY_CACHE_SIZE]
         if not wanted:
             return
-        for text, vector in zip(wanted, self._embed_batch(wanted), strict=True):
+        for text, vector in zip(wanted, self._embed_texts(wanted), strict=True):
             self._remember(self._cache_key(text), vector)
 
     def prefill_from_file(self, texts: list[str], folder: Path) -> None:
@@ -91,7 +175,7 @@ class DenseTextEmbedder(SentenceTransformersTextEmbedder):
         path = folder / f"query-embeddings-{digest}.npy"
         if path.exists():
             for text, vector in zip(wanted, np.load(path, allow_pickle=False), strict=True):
-                self._remember(self._cache_key(text), vector.tolist())
+                self._remember(self._cache_key(text), vector)
             return
         self.prefill(wanted)
         with _QUERY_CACHE_LOCK:
@@ -102,7 +186,7 @@ class DenseTextEmbedder(SentenceTransformersTextEmbedder):
         """Unit-length embeddings, one row per text, batched; `cache` also serves and keeps them in the LRU."""
         rows: Any
         if not cache:
-            rows = self._embed_batch(texts)
+            rows = self._embed_texts(texts)
         else:
             self.prefill(texts)
             with _QUERY_CACHE_LOCK:
@@ -113,16 +197,3 @@ class DenseTextEmbedder(SentenceTransformersTextEmbedder):
         matrix = np.asarray(rows, dtype=np.float32).reshape(len(texts), -1)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         return matrix / np.where(norms == 0, 1.0, norms)
-
-    def _embed_batch(self, texts: list[str]) -> Any:
-        """The model's vectors for `texts`, batched, with this component's settings (no cache)."""
-        if self.embedding_backend is None:
-            self.warm_up()
-        assert self.embedding_backend is not None
-        return self.embedding_backend.embed(
-            [self.prefix + t + self.suffix for t in texts],
-            batch_size=self.batch_size,
-            show_progress_bar=False,
-            normalize_embeddings=self.normalize_embeddings,
-            precision=self.precision,
-        )

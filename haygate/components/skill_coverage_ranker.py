@@ -51,6 +51,7 @@ class SkillCoverageRanker:
         semantic_model: str | None = DEFAULT_MODEL,
         semantic_threshold: float = 0.7,
         top_k: int = 5,
+        model_cache_dir: Path | None = None,
     ) -> None:
         """
         :param document_store: the CV collection; a candidate's whole CV is read from it, not just the hits.
@@ -58,6 +59,7 @@ class SkillCoverageRanker:
         :param semantic_model: the model `CvProfiler` used at ingest; null turns semantic matches off.
         :param semantic_threshold: cosine similarity a CV phrase needs to count as a semantic match.
         :param top_k: how many candidates to return when the run does not say.
+        :param model_cache_dir: where the model's ONNX export is kept; the loader sets it beside the data.
         """
         if not 0 < semantic_threshold <= 1:
             raise ConfigurationError(f"semantic_threshold must be in (0, 1], got {semantic_threshold}")
@@ -66,7 +68,10 @@ class SkillCoverageRanker:
         self.semantic_model = semantic_model
         self.semantic_threshold = semantic_threshold
         self.top_k = top_k
-        self._embedder = DenseTextEmbedder(model=semantic_model) if semantic_model else None
+        self.model_cache_dir = None if model_cache_dir is None else str(model_cache_dir)
+        self._embedder = (
+            DenseTextEmbedder(model=semantic_model, model_cache_dir=model_cache_dir) if semantic_model else None
+        )
         self._vocabulary: SkillVocabulary | None = None
         self._skill_vectors: np.ndarray | None = None
 
@@ -78,6 +83,7 @@ class SkillCoverageRanker:
             semantic_model=self.semantic_model,
             semantic_threshold=self.semantic_threshold,
             top_k=self.top_k,
+            model_cache_dir=self.model_cache_dir,
         )
 
     @classmethod

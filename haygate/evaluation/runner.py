@@ -20,14 +20,10 @@ from typing import Any
 
 import numpy as np
 from haystack import Pipeline
-from haystack_integrations.components.embedders.sentence_transformers import (
-    SentenceTransformersDocumentEmbedder,
-    SentenceTransformersTextEmbedder,
-)
 from ranx import Qrels, Run, compare, evaluate
 from tqdm import tqdm
 
-from haygate.components.dense_text_embedder import DenseTextEmbedder
+from haygate.components.dense_text_embedder import DenseEmbedding, DenseTextEmbedder
 from haygate.errors import ConfigurationError, InvalidRequestError
 from haygate.evaluation.datasets import Dataset, file_digest
 from haygate.gateway.loader import LoadedPipeline, Loader
@@ -148,7 +144,7 @@ def ensure_index(loader: Loader, dataset: Dataset, progress: bool = True) -> Pat
             bar.update(max(0, done - bar.n))
 
         # One ingest batch for the whole corpus: BM25's `avg_len: auto` is measured on it, and
-        # sentence-transformers sorts every text by length. The bar still moves with each embedded batch.
+        # the embedder sorts every text by length. The bar still moves with each embedded batch.
         with counted_embeddings(collection.indexing, lambda _: nullcontext(bar)):
             report = ingest_records(
                 collection, read_records(dataset.corpus_path), batch_records=1 << 20, on_batch=records_done
@@ -258,7 +254,7 @@ def compare_with_baseline(
 
 
 class CountingBackend:
-    """Stands in for a sentence-transformers embedding backend and advances a bar after every batch.
+    """Stands in for a dense embedding backend and advances a bar after every batch.
 
     The texts are sorted by length, as one `encode` call sorts them, and embedded one batch per call, so
     the batches are those a single call makes; the vectors come back in the caller's order.
@@ -286,7 +282,7 @@ class CountingBackend:
 
 @contextmanager
 def counted_embeddings(pipeline: Pipeline, bar_for: BarFor) -> Iterator[None]:
-    """While inside, the pipeline's sentence-transformers embedders advance a bar per embedded batch.
+    """While inside, the pipeline's dense embedders advance a bar per embedded batch.
 
     Embedding is most of the time of indexing and of query prefill, and it happens in one call: without
     this, a bar would sit still until the whole corpus is embedded. Backends are shared between
@@ -294,11 +290,11 @@ def counted_embeddings(pipeline: Pipeline, bar_for: BarFor) -> Iterator[None]:
     """
     wrapped = []
     for _, instance in pipeline.walk():
-        if isinstance(instance, SentenceTransformersDocumentEmbedder | SentenceTransformersTextEmbedder):
+        if isinstance(instance, DenseEmbedding):
             if instance.embedding_backend is None:
                 instance.warm_up()
             wrapped.append((instance, instance.embedding_backend))
-            instance.embedding_backend = CountingBackend(instance.embedding_backend, bar_for)  # type: ignore[assignment]
+            instance.embedding_backend = CountingBackend(instance.embedding_backend, bar_for)
     try:
         yield
     finally:

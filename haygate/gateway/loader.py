@@ -47,6 +47,8 @@ logger = logging.getLogger(__name__)
 # Haystack's own allowlist already admits `haystack` and `haystack_integrations`; we add our package.
 ALLOWED_MODULES = ["haystack", "haystack_integrations", "haygate"]
 STORE_PARAMETER = "document_store"
+# Components that keep derived model files (ONNX exports) get the deployment's folder unless YAML names one.
+MODEL_CACHE_PARAMETER = "model_cache_dir"
 INTERFACE_KEYS = ("inputs", "outputs")
 
 _IMMUTABLE = (str, int, float, bool, bytes, type(None))
@@ -208,6 +210,8 @@ class Loader:
                 resolved = Path(value) if Path(value).is_absolute() else self.settings.home / value
                 params[parameter] = resolved
                 files.append(resolved.read_text() if resolved.is_file() else "")
+        if params.get(MODEL_CACHE_PARAMETER) is None and _accepts(cls, MODEL_CACHE_PARAMETER):
+            params[MODEL_CACHE_PARAMETER] = str(self.settings.models_dir)
         return params
 
 
@@ -242,6 +246,13 @@ def _allowed_class(path: Path, name: str, spec: Any) -> type:
         msg = f"{path}: component '{name}': '{kind}' is not a class"
         raise ConfigurationError(msg, {"file": str(path), "component": name})
     return cls
+
+
+def _accepts(cls: type, parameter: str) -> bool:
+    try:
+        return parameter in inspect.signature(cls.__init__).parameters  # type: ignore[misc]
+    except (TypeError, ValueError):
+        return False
 
 
 def _path_parameters(cls: type) -> list[str]:

@@ -4,6 +4,7 @@
 """
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,6 +105,20 @@ class ToolRuntime:
             values[SERVER_FILTERS] = self.server_filters()
         return self._checked(self._guarded(lambda: pipeline.run(values)[self.declaration.output]))
 
+    def rehearse(self) -> None:
+        """One call with the declaration's own examples, made at warm-up: the model's first inference, the
+        store's first query and every component's first run happen here, not in a client's first call."""
+        if self.pipeline is None:
+            return  # write actions change data; their components are warmed by the writer
+        arguments = {name: spec.examples[0] for name, spec in self.declaration.parameters.items() if spec.required}
+        started = time.perf_counter()
+        try:
+            self.run(arguments)
+        except HaygateError as error:  # an example that finds nothing or a filter value not yet stored
+            log = logger.warning if isinstance(error, InternalError) else logger.info
+            log("warm-up call of '%s' answered %s: %s", self.name, error.code, error.message)
+        logger.debug("warm-up call of '%s' took %.1f ms", self.name, (time.perf_counter() - started) * 1000)
+
     def _checked(self, result: dict[str, Any]) -> dict[str, Any]:
         """A result that breaks the tool's own output schema never reaches a client: MCP clients validate
         structured content against it and would reject the whole call, with no usable result."""
@@ -185,6 +200,7 @@ class Gateway:
                 continue
             try:
                 runtime.pipeline.pipeline.warm_up()
+                runtime.rehearse()
             except Exception as error:
                 reason = error.message if isinstance(error, HaygateError) else str(error)
                 problem = f"tool '{name}': warm-up failed: {reason}"

@@ -21,6 +21,7 @@ class TestCvProfiler:
             "model": "sentence-transformers/all-MiniLM-L6-v2",
             "floor": 0.5,
             "phrase_words": 6,
+            "model_cache_dir": None,
         }
         assert CvProfiler.from_dict(data).vocabulary == str(VOCABULARY)
 

@@ -14,6 +14,7 @@ from haygate.document_stores.server.document_store import QdrantServerStore
 from haygate.errors import ConfigurationError
 from haygate.gateway.loader import ALLOWED_MODULES, Loader, _fast_deepcopy
 from haygate.settings import Settings
+from tests.conftest import make_settings
 
 PROJECT = Path(__file__).resolve().parents[3]
 PIPELINES = sorted((PROJECT / "pipelines").rglob("*.yaml"))
@@ -134,3 +135,14 @@ def test_pipeline_copies_of_documents_are_deep_and_equal() -> None:
     clone.meta["a"]["b"].append(2)
     clone.embedding.append(0.3)  # type: ignore[union-attr]
     assert original.meta == {"a": {"b": [1]}} and original.embedding == [0.1, 0.2]
+
+
+def test_model_exports_go_to_the_deployments_model_folder(loader: Loader, settings: Settings) -> None:
+    loaded = loader.pipeline(PROJECT / "pipelines" / "indexing" / "candidates.yaml")
+    for name in ("profiler", "dense_embedder"):
+        assert loaded.pipeline.get_component(name).model_cache_dir == str(settings.models_dir)
+
+
+def test_without_a_model_folder_setting_exports_live_beside_the_data(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path / "data", model_cache_dir=None)
+    assert settings.models_dir == tmp_path / "data" / ".models"

@@ -123,3 +123,16 @@ def test_tools_above_the_server_tier_are_not_served(settings: Settings, tmp_path
     for tier, expected in (("public", {"search"}), ("internal", {"search", "search_internal"})):
         with Loader(settings.model_copy(update={"tier": tier})) as loader:
             assert set(Gateway.load(loader, files=files).tools) == expected
+
+
+def test_warm_up_rehearses_each_tool_with_its_examples(samples_settings: Settings) -> None:
+    """The first client call must not be the one that runs the model and the store for the first time."""
+    from haygate.components import dense_text_embedder
+
+    with Loader(samples_settings) as loader:
+        gateway = Gateway.load(loader, only="search_docs")
+        example = gateway.tools["search_docs"].declaration.parameters["query"].examples[0]
+        embedder = gateway.tools["search_docs"].pipeline.pipeline.get_component("dense_embedder")  # type: ignore[union-attr]
+        dense_text_embedder._QUERY_CACHE.pop(embedder._cache_key(example), None)
+        gateway.warm_up()
+        assert embedder._cache_key(example) in dense_text_embedder._QUERY_CACHE

@@ -1,0 +1,134 @@
+"""The embedding runtimes: the ONNX export of the packaged MiniLM against sentence-transformers on torch,
+the export cache, and the micro-batcher that embeds concurrent queries together."""
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from haygate.components.dense_document_embedder import DenseDocumentEmbedder
+from haygate.components.dense_text_embedder import DenseTextEmbedder
+from haygate.components.embedding_backends import (
+    MANIFEST,
+    PARITY_MIN_COSINE,
+    MicroBatcher,
+    load_backend,
+    model_folder,
+    onnx_export,
+)
+from haygate.components.models import DEFAULT_MODEL
+from haygate.errors import ConfigurationError
+
+TEXTS = [
+    "how do NOT filters work",
+    "Qdrant Edge keeps shards on local disk",
+    "a much longer text about hybrid retrieval, " * 30,
+    "Ünïcödé and emoji 🚀 survive tokenisation",
+]
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return onnx_export(model_folder(DEFAULT_MODEL), tmp_path_factory.mktemp("models"), DEFAULT_MODEL)
+
+
+class TestOnnxExport:
+    def test_the_export_is_checked_against_torch_and_says_so(self, exported: Path) -> None:
+        manifest = json.loads((exported / MANIFEST).read_text())
+        assert manifest["parity_min_cosine"] >= PARITY_MIN_COSINE
+        assert manifest["pooling"] == "mean" and manifest["normalize"] is True and manifest["dimension"] == 384
+        assert exported.name.startswith("sentence-transformers-all-MiniLM-L6-v2-")
+
+    def test_a_second_request_reuses_the_export(self, exported: Path) -> None:
+        written = (exported / "model.onnx").stat().st_mtime_ns
+        assert onnx_export(model_folder(DEFAULT_MODEL), exported.parent, DEFAULT_MODEL) == exported
+        assert (exported / "model.onnx").stat().st_mtime_ns == written
+
+    def test_onnx_and_torch_give_the_same_vectors(self, exported: Path) -> None:
+        onnx = DenseTextEmbedder(backend="onnx", model_cache_dir=exported.parent).embed_many(TEXTS, cache=False)
+        torch = DenseTextEmbedder(backend="torch").embed_many(TEXTS, cache=False)
+        assert np.min(np.sum(onnx * torch, axis=1)) >= PARITY_MIN_COSINE
+
+    def test_documents_embed_the_same_on_both_runtimes(self, exported: Path) -> None:
+        from haystack import Document
+
+        documents = [Document(content=t, meta={"title": "T"}) for t in TEXTS]
+        vectors = {
+            backend: np.asarray(
+                [
+                    d.embedding
+                    for d in DenseDocumentEmbedder(
+                        backend=backend, meta_fields_to_embed=["title"], model_cache_dir=exported.parent
+                    ).run(documents)["documents"]
+                ]
+            )
+            for backend in ("onnx", "torch")
+        }
+        assert np.min(np.sum(vectors["onnx"] * vectors["torch"], axis=1)) >= PARITY_MIN_COSINE
+
+    def test_a_query_embeds_alone_and_in_a_batch_alike(self, exported: Path) -> None:
+        backend = load_backend(DEFAULT_MODEL, "onnx", exported.parent)
+        batched = backend.embed(TEXTS)
+        for text, row in zip(TEXTS, batched, strict=True):
+            assert float(np.dot(backend.embed_one(text), row)) >= PARITY_MIN_COSINE
+
+    def test_an_unknown_runtime_is_a_configuration_error(self) -> None:
+        with pytest.raises(ConfigurationError, match="unknown embedding backend 'tensorflow'"):
+            load_backend(DEFAULT_MODEL, "tensorflow")
+
+    def test_a_missing_model_is_a_configuration_error(self, tmp_path: Path) -> None:
+        with pytest.raises(ConfigurationError, match="cannot load embedding model"):
+            DenseTextEmbedder(model=str(tmp_path / "missing"), model_cache_dir=tmp_path).warm_up()
+
+
+class TestMicroBatcher:
+    def test_a_single_caller_runs_at_once_alone(self) -> None:
+        calls: list[list[str]] = []
+
+        def embed(texts: list[str]) -> np.ndarray:
+            calls.append(texts)
+            return np.asarray([[len(t)] for t in texts], dtype=np.float32)
+
+        batcher = MicroBatcher(embed)
+        assert batcher("abc")[0] == 3
+        assert calls == [["abc"]]
+
+    def test_concurrent_callers_share_model_calls_and_get_their_own_vectors(self) -> None:
+        started = threading.Event()
+
+        def embed(texts: list[str]) -> np.ndarray:
+            started.set()
+            time.sleep(0.05)  # a model call long enough for the others to queue behind it
+            return np.asarray([[float(t)] for t in texts], dtype=np.float32)
+
+        batcher = MicroBatcher(embed, max_batch=8)
+        results: dict[int, float] = {}
+
+        def call(number: int) -> None:
+            results[number] = float(batcher(str(number))[0])
+
+        first = threading.Thread(target=call, args=(0,))
+        first.start()
+        started.wait()
+        others = [threading.Thread(target=call, args=(n,)) for n in range(1, 21)]
+        for thread in others:
+            thread.start()
+        for thread in [first, *others]:
+            thread.join()
+        assert results == {n: float(n) for n in range(21)}
+        assert batcher.texts == 21
+        assert batcher.batches <= 4  # 1 alone, then 20 queued ones in batches of at most 8
+
+    def test_an_error_reaches_every_caller_of_the_batch_and_the_next_batch_still_runs(self) -> None:
+        def embed(texts: list[str]) -> np.ndarray:
+            if "bad" in texts:
+                raise ValueError("broken input")
+            return np.zeros((len(texts), 1), dtype=np.float32)
+
+        batcher = MicroBatcher(embed)
+        with pytest.raises(ValueError, match="broken input"):
+            batcher("bad")
+        assert batcher("good").shape == (1,)
