@@ -79,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("files", nargs="*", type=Path, help="files to ingest")
     ingest.add_argument("--samples", action="store_true", help="ingest the bundled sample collections")
     ingest.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ingest.add_argument(
+        "--wait", action="store_true", help="build the indexes (HNSW) before returning, not later in `haygate serve`"
+    )
     ingest.add_argument("--server", help="write through this haygate server (default: the local one, if it runs)")
     ingest.set_defaults(handler="cmd_ingest")
 

@@ -64,7 +64,14 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             if client is not None:
                 report = ingest_through(client, collection, files, progress=not args.no_progress)
             else:
-                report = ingest_files(loader.collection(collection), files, progress=not args.no_progress)
+                target = loader.collection(collection)
+                report = ingest_files(target, files, progress=not args.no_progress, optimize=args.wait)
+                if report.written and not args.wait:
+                    print(
+                        f"{collection}: written and searchable; `haygate serve` builds its index in the background "
+                        f"(or now: `haygate optimize {collection}`, or ingest with --wait)",
+                        file=sys.stderr,
+                    )
             for problem in report.errors:
                 print(f"rejected {problem}", file=sys.stderr)
             for warning in report.warnings:

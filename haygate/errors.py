@@ -185,9 +185,7 @@ def envelope(error: BaseException) -> tuple[int, dict[str, Any]]:
     if isinstance(known, OperatorError):  # its message names server paths: the operator reads it in the log
         logger.error("%s", known.message)
         message = known.public_message.format(collection=known.details.get("collection", "?"))
-        return known.http_status, {
-            "error": {"code": known.code, "message": message, "details": known.public_details()}
-        }
+        return known.http_status, {"error": {"code": known.code, "message": message, "details": known.public_details()}}
     logger.error("unhandled error: %r", error, exc_info=error)
     return InternalError.http_status, {
         "error": {"code": InternalError.code, "message": INTERNAL_MESSAGE, "details": {}}

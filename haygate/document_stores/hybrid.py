@@ -412,6 +412,10 @@ class HybridDocumentStore(ABC):
     def optimize(self) -> bool:
         """Merge segments and build indexes after a bulk load; a server does this itself."""
 
+    def needs_optimizing(self) -> bool:
+        """Whether writes since the last `optimize()` wait for it (a Qdrant server optimizes by itself)."""
+        return False
+
     @abstractmethod
     def close(self) -> None:
         """Release what this instance holds (a shard, a client)."""

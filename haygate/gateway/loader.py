@@ -136,6 +136,10 @@ class Loader:
 
     # -- collections and stores ------------------------------------------------------------------
 
+    def stores(self) -> dict[str, HybridDocumentStore]:
+        """The stores built so far, by collection."""
+        return dict(self._stores)
+
     def schema(self, name: str) -> CollectionSchema:
         return schema_for(name, self.settings.collections_dir)
 
@@ -154,7 +158,11 @@ class Loader:
             else:
                 reserve = self.settings.disk_reserve_mb * 1024 * 1024
                 self._stores[collection] = EdgeDocumentStore(
-                    schema.name, str(self.settings.data_dir), disk_reserve_bytes=reserve, **common
+                    schema.name,
+                    str(self.settings.data_dir),
+                    disk_reserve_bytes=reserve,
+                    storage=schema.storage.model_dump(exclude_none=True),
+                    **common,
                 )
         return self._stores[collection]
 

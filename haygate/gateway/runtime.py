@@ -209,6 +209,12 @@ class Gateway:
                 logger.error("left out: %s", problem)
                 self.problems.append(problem)
                 del self.tools[name]
+        for collection, store in self.loader.stores().items():
+            if store.needs_optimizing():
+                logger.info(
+                    "'%s' was written without building its indexes: building them in the background", collection
+                )
+                self.writer.optimize_soon(collection)
 
     def get(self, name: str) -> ToolRuntime:
         if name not in self.tools:

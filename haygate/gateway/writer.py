@@ -112,13 +112,20 @@ class Writer:
         except Exception as error:  # an optimize that fails leaves a slower, never a wrong, collection
             logger.warning("optimizing '%s' after writes failed: %s", name, error)
 
+    def optimize_soon(self, name: str) -> None:
+        """Build `name`'s indexes in the background (an ingest that did not wait left it to the server);
+        queries keep being answered meanwhile, from the segments as they are."""
+        self._collection(name)
+        self._optimize_later(name)
+
     def close(self) -> None:
-        """Optimize what is still waiting for it, now (before the stores close)."""
+        """Stop waiting to optimize: what was written is durable, and its shard's manifest says it still
+        needs optimizing, so the next server does it. Stopping never waits for an HNSW build to start."""
         with self._guard:
             waiting = list(self._pending.items())
-        for name, timer in waiting:
+            self._pending.clear()
+        for _, timer in waiting:
             timer.cancel()
-            self._optimize(name)
 
     def perform(self, action: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """A declared action tool's call (`upsert_records`, `delete_records`)."""

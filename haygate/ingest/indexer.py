@@ -97,15 +97,27 @@ class Refusal:
 
 
 def ingest_files(
-    collection: Collection, files: Iterable[Path], progress: bool = True, batch_records: int = BATCH_RECORDS
+    collection: Collection,
+    files: Iterable[Path],
+    progress: bool = True,
+    batch_records: int = BATCH_RECORDS,
+    optimize: bool = True,
 ) -> IngestReport:
+    """`optimize`: build the indexes before returning (False: the records are durable and searchable, and
+    the collection is marked for a server to optimize in the background)."""
     paths = list(files)
     total = sum(count_records(p) for p in paths)
     pacer = Pacer(PROGRESS_SECONDS, batch_records) if progress else None
     superseded = superseded_records(collection, _all_records(paths))  # a first, cheap pass: no embedding
     with tqdm(total=total, unit="rec", desc=f"ingest {collection.name}", disable=not progress) as bar:
         report = ingest_records(
-            collection, _all_records(paths), batch_records, on_batch=bar.update, pacer=pacer, superseded=superseded
+            collection,
+            _all_records(paths),
+            batch_records,
+            on_batch=bar.update,
+            pacer=pacer,
+            superseded=superseded,
+            optimize=optimize,
         )
         bar.total = report.records  # the line count was an estimate (blank lines, Markdown files)
         bar.refresh()

@@ -67,6 +67,24 @@ class RecordMapping(BaseModel):
         return fields
 
 
+class StorageSettings(BaseModel):
+    """Qdrant Edge's indexing settings for the collection (the embedded store; a Qdrant server keeps its own).
+    Unset values keep Edge's defaults; a changed value applies the next time the shard opens."""
+
+    model_config = ConfigDict(extra="forbid")
+    hnsw_m: int | None = Field(default=None, ge=4, le=128, description="HNSW edges per node (Edge default 16).")
+    hnsw_ef_construct: int | None = Field(default=None, ge=4, le=1024, description="HNSW build candidates (100).")
+    full_scan_threshold_kb: int | None = Field(
+        default=None, ge=1, description="Below this many KB of vectors a filtered search scans instead of HNSW."
+    )
+    indexing_threshold_kb: int | None = Field(
+        default=None, ge=0, description="Segments larger than this (KB of vectors) get an HNSW index at optimize."
+    )
+    max_segment_size_kb: int | None = Field(default=None, ge=1, description="Largest segment optimize builds.")
+    default_segment_number: int | None = Field(default=None, ge=0, description="Segments to aim for (0: auto).")
+    max_indexing_threads: int | None = Field(default=None, ge=0, description="HNSW build threads (0: auto).")
+
+
 class CollectionSchema(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
@@ -81,6 +99,7 @@ class CollectionSchema(BaseModel):
         default=None, description="Meta field holding [{target_key, weight}] links; dangling ones are reported."
     )
     embedding_dim: int = 384
+    storage: StorageSettings = Field(default_factory=StorageSettings)
 
     @property
     def indexing_pipeline(self) -> str:

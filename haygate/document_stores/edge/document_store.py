@@ -123,8 +123,15 @@ class EdgeDocumentStore(HybridDocumentStore):
         payload_indexes: dict[str, str] | None = None,
         text_fields: list[str] | None = None,
         disk_reserve_bytes: int = DEFAULT_RESERVE_BYTES,
+        storage: dict[str, int] | None = None,
     ) -> None:
+        """
+        :param storage: Edge indexing settings (`StorageSettings` of the collection schema: hnsw_m,
+            hnsw_ef_construct, full_scan_threshold_kb, indexing_threshold_kb, max_segment_size_kb,
+            default_segment_number, max_indexing_threads); unset ones keep Edge's defaults.
+        """
         self._set_layout(collection, payload_indexes, text_fields, INDEX_TYPES)
+        self.storage = dict(storage or {})
         if disk_reserve_bytes < 0:
             msg = f"disk_reserve_bytes must be >= 0, got {disk_reserve_bytes}"
             raise ValueError(msg)
@@ -147,6 +154,7 @@ class EdgeDocumentStore(HybridDocumentStore):
             payload_indexes=self.payload_indexes,
             text_fields=self.text_fields,
             disk_reserve_bytes=self.disk_reserve_bytes,
+            storage=self.storage,
         )
 
     @classmethod
@@ -184,10 +192,28 @@ class EdgeDocumentStore(HybridDocumentStore):
             return open_shard.shard
 
     def edge_config(self) -> qe.EdgeConfig:
-        """The shard's vector layout, as the collection's YAML declares it."""
+        """The shard's vector layout and indexing settings, as the collection's YAML declares them."""
+        settings = self.storage
+        hnsw = None
+        if {"hnsw_m", "hnsw_ef_construct", "full_scan_threshold_kb", "max_indexing_threads"} & set(settings):
+            hnsw = qe.HnswIndexConfig(
+                m=settings.get("hnsw_m", 16),
+                ef_construct=settings.get("hnsw_ef_construct", 100),
+                full_scan_threshold=settings.get("full_scan_threshold_kb", 10_000),
+                max_indexing_threads=settings.get("max_indexing_threads", 0),
+            )
+        optimizers = None
+        if {"indexing_threshold_kb", "max_segment_size_kb", "default_segment_number"} & set(settings):
+            optimizers = qe.EdgeOptimizersConfig(
+                indexing_threshold=settings.get("indexing_threshold_kb"),
+                max_segment_size=settings.get("max_segment_size_kb"),
+                default_segment_number=settings.get("default_segment_number"),
+            )
         return qe.EdgeConfig(
             vectors={DENSE_VECTORS_NAME: qe.EdgeVectorParams(size=self.embedding_dim, distance=qe.Distance.Cosine)},
             sparse_vectors={SPARSE_VECTORS_NAME: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            hnsw_config=hnsw,
+            optimizers=optimizers,
         )
 
     def _open(self) -> qe.EdgeShard:
@@ -197,8 +223,8 @@ class EdgeDocumentStore(HybridDocumentStore):
         if existed and not (self.path / CONFIG).exists():
             raise damaged(self.collection, self.path, f"{CONFIG} is missing", self.path / CONFIG)
         with self._edge("opening the shard"):
-            if existed:
-                shard = qe.EdgeShard.load(str(self.path))
+            if existed:  # indexing settings from YAML replace the stored ones; the layout is checked
+                shard = qe.EdgeShard.load(str(self.path), self.edge_config() if self.storage else None)
             else:
                 self.path.mkdir(parents=True, exist_ok=True)
                 shard = qe.EdgeShard.create(str(self.path), self.edge_config())
@@ -238,15 +264,26 @@ class EdgeDocumentStore(HybridDocumentStore):
             return None
         return data if isinstance(data, dict) else None
 
-    def _write_manifest(self, shard: qe.EdgeShard, clean: bool) -> None:
+    def _write_manifest(self, shard: qe.EdgeShard, clean: bool, optimized: bool | None = None) -> None:
+        """`optimized`: whether the last change was followed by `optimize()` (None: as the manifest said)."""
+        previous = self.manifest() or {}
         points = int(shard.count(qe.CountRequest(exact=True)))
-        data = {"points": points, "clean": clean, "written_at": datetime.now(UTC).isoformat(timespec="seconds")}
-        if not clean and (previous := self.manifest()):
+        data = {
+            "points": points,
+            "clean": clean,
+            "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "optimized": bool(previous.get("optimized", True)) if optimized is None else optimized,
+        }
+        if not clean and previous:
             data["written_at"] = previous.get("written_at", data["written_at"])
         temporary = self.path / f"{MANIFEST}.tmp"
         with self._edge("writing the manifest"):
             temporary.write_text(json.dumps(data))
             os.replace(temporary, self.path / MANIFEST)
+
+    def needs_optimizing(self) -> bool:
+        """Written since the last `optimize()`: an ingest that did not wait leaves the HNSW build to a server."""
+        return self.exists() and (self.manifest() or {}).get("optimized", True) is False
 
     def _check_manifest(self, shard: qe.EdgeShard) -> None:
         """A shard that was closed cleanly holds what its manifest says; fewer points mean lost data."""
@@ -267,7 +304,7 @@ class EdgeDocumentStore(HybridDocumentStore):
         self._check_space(action, needed)
         open_shard = self._open_shard
         if not open_shard.dirty:
-            self._write_manifest(open_shard.shard, clean=False)
+            self._write_manifest(open_shard.shard, clean=False, optimized=False)
             open_shard.dirty = True
 
     def _ensure_indexes(self, shard: qe.EdgeShard) -> None:
@@ -303,7 +340,9 @@ class EdgeDocumentStore(HybridDocumentStore):
         rewritten = points * (self.embedding_dim * 4 * 2 + 4096)  # vectors and graph, payload and indexes
         self._check_space("optimizing", rewritten + self._appendable_bytes())
         with self._edge("optimizing"):
-            return bool(shard.optimize())
+            changed = bool(shard.optimize())
+            self._write_manifest(shard, clean=bool((self.manifest() or {}).get("clean")), optimized=True)
+        return changed
 
     def restore_points(self, points: list[qe.Point]) -> None:
         """Write points as they were read from another shard (vectors and payload untouched), durably, then

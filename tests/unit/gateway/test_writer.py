@@ -6,7 +6,11 @@ from typing import Any
 import pytest
 
 from haygate.gateway.loader import Loader
+from haygate.gateway.runtime import Gateway
 from haygate.gateway.writer import Writer
+from haygate.ingest.indexer import ingest_records
+from haygate.ingest.readers import as_source_record
+from haygate.settings import Settings
 
 ENTITY = {"entity_type": "bug", "entity_id": "bug:1", "product_id": "product:1", "title": "Zebra tooltip"}
 
@@ -46,10 +50,27 @@ def test_a_collection_is_optimized_once_its_writes_pause(loader: Loader, optimiz
     writer.close()
 
 
-def test_closing_optimizes_what_is_waiting(loader: Loader, optimized: list[float]) -> None:
+def test_closing_leaves_the_build_to_the_next_server(loader: Loader, optimized: list[float]) -> None:
     writer = Writer(loader, optimize_after=60)
     writer.upsert("entities", [bug(1), bug(2)])
+    writer.close()  # stopping does not wait for an index build
     assert optimized == []
-    writer.close()
-    assert len(optimized) == 1
-    assert loader.store("entities").count_documents() == 2
+    store = loader.store("entities")
+    assert store.count_documents() == 2 and store.needs_optimizing()
+    store.optimize()
+    assert not store.needs_optimizing()
+
+
+def test_a_server_builds_the_indexes_an_ingest_left_to_it(settings: Settings) -> None:
+    with Loader(settings) as loader:
+        report = ingest_records(loader.collection("entities"), [as_source_record("t", 1, bug(3))], optimize=False)
+        assert report.written == 1 and loader.store("entities").needs_optimizing()
+    with Loader(settings) as loader:
+        gateway = Gateway.load(loader, only="search")
+        gateway.writer.optimize_after = 0.1
+        gateway.warm_up()
+        deadline = time.monotonic() + 20
+        while loader.store("entities").needs_optimizing() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not loader.store("entities").needs_optimizing()
+        gateway.writer.close()
