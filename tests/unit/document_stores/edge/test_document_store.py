@@ -58,6 +58,7 @@ class TestEdgeDocumentStore:
                 "payload_indexes": {"meta.group": "keyword"},
                 "text_fields": ["content"],
                 "disk_reserve_bytes": 64 * 1024 * 1024,
+                "storage": {},
             },
         }
 
