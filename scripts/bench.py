@@ -1,12 +1,22 @@
-"""Benchmarks for issue #2. Prints one JSON document; nothing here is asserted.
+"""Benchmarks for issue #15. Prints one JSON document; nothing here is asserted.
 
-(a) search_docs tool-call latency through the FastMCP in-memory client on Qdrant Edge at N docs, with and
-    without filters, beside the query-embedding time and the store query time alone.
-(b) the same pipeline and store calls on qdrant-haystack's local mode (qdrant-client) at the same N docs.
-(c) ingest docs/s through `haygate ingest` beside raw `SentenceTransformer.encode` docs/s on the same texts.
+embedding    Query embedding p50 on the ONNX runtime against `SentenceTransformer.encode`, the same distinct
+             texts side by side (alternating per text), one query per call; the lowest cosine between them.
+gateway      On a synthetic `docs` collection of --docs documents in Qdrant Edge, for each distinct query: the
+             query embedding (the model, no cache), the store call alone, and the whole `search_docs` call
+             inside the gateway, which embeds the text itself (never seen before, so never cached). The
+             gateway overhead is the per-query difference, with and without filters.
+concurrency  REST `search_docs` on a real `haygate serve --http` over that collection: total throughput of
+             one client calling sequentially against --clients concurrent clients, every query distinct.
+ingest       End-to-end `ingest` of real text (haystack-docs sections when ../shared is present, else the
+             bundled samples) on the ONNX runtime against the torch runtime, alternating rounds.
+--synthetic N  Writes N documents with precomputed vectors (and BM25 sparse vectors) through the project's
+             own indexing writer (Haystack's DocumentWriter) into Qdrant Edge in batches, then builds the
+             indexes (`optimize`), then times filtered and unfiltered hybrid store queries; peak RSS.
 
-(a) and (b) use synthetic vectors and payloads; (c) uses real text (../shared haystack-docs when present,
-else the bundled samples). Run: `make bench` or `.venv/bin/python scripts/bench.py --docs 20000`.
+Every figure is printed beside the load average (`os.getloadavg`) taken when it was measured.
+Run: `.venv/bin/python scripts/bench.py` or `.venv/bin/python scripts/bench.py --synthetic 100000`.
+Cold start over stdio is measured by `scripts/bench_live.py` (startup).
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -17,17 +27,21 @@ import asyncio
 import json
 import os
 import random
+import resource
+import shutil
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from haystack import Document
+from haystack.components.writers import DocumentWriter
 from haystack.dataclasses import SparseEmbedding
 from qdrant_edge import Bm25, Bm25Config
 
@@ -35,9 +49,7 @@ from haygate.components.bm25_sparse_text_embedder import Bm25SparseTextEmbedder
 from haygate.components.dense_text_embedder import DenseTextEmbedder
 from haygate.document_stores.hybrid import HybridDocumentStore, HybridQuery
 from haygate.gateway.loader import Loader
-from haygate.gateway.service import GatewayService
 from haygate.ingest.indexer import ingest_files
-from haygate.ingest.mapping import to_document
 from haygate.ingest.readers import read_records
 from haygate.settings import Settings
 
@@ -47,6 +59,60 @@ VERSIONS = ["1.0", "1.1", "2.0", "3.0"]
 TYPES = ["code", "prose", "mixed"]
 SECTIONS = ["guide", "reference", "concepts", "howto", "api"]
 FILTERED = {"version": "2.0", "content_type": "code", "section_path": "guide"}
+FILTERS = {
+    "operator": "AND",
+    "conditions": [
+        {"field": "meta.version", "operator": "==", "value": "2.0"},
+        {"field": "meta.content_type", "operator": "==", "value": "code"},
+        {"field": "meta.section_path_prefixes", "operator": "==", "value": "guide"},
+    ],
+}
+WORDS = [
+    "pipeline",
+    "retriever",
+    "ranker",
+    "embedder",
+    "filter",
+    "metadata",
+    "document",
+    "store",
+    "qdrant",
+    "hybrid",
+    "dense",
+    "sparse",
+    "bm25",
+    "serialize",
+    "yaml",
+    "component",
+    "socket",
+    "connection",
+    "agent",
+    "tool",
+    "memory",
+    "chunk",
+    "split",
+    "overlap",
+    "window",
+    "token",
+    "query",
+    "score",
+    "rerank",
+    "cross",
+    "encoder",
+    "batch",
+    "index",
+    "segment",
+    "optimize",
+    "shard",
+    "payload",
+    "keyword",
+    "version",
+    "section",
+]
+
+
+def load() -> float:
+    return round(os.getloadavg()[0], 2)
 
 
 def percentiles(samples: list[float]) -> dict[str, float]:
@@ -55,6 +121,7 @@ def percentiles(samples: list[float]) -> dict[str, float]:
         "p50": round(statistics.median(ordered), 3),
         "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3),
         "n": len(ordered),
+        "load": load(),
     }
 
 
@@ -64,129 +131,265 @@ def timed(fn: Callable[[], Any]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def backend(data_dir: Path, qdrant_url: str | None) -> Settings:
-    return Settings(home=PROJECT, data_dir=data_dir, qdrant_url=qdrant_url)
-
-
-def synthetic_documents(n: int, seed: int = 7) -> list[Document]:
+def distinct_queries(count: int, seed: int) -> list[str]:
+    """Natural-looking queries, each text different (so no stage can answer from a cache)."""
     rng = random.Random(seed)
+    return [f"{' '.join(rng.sample(WORDS, 5))} {seed}-{i}" for i in range(count)]
+
+
+def synthetic_batches(n: int, batch: int = 2000, seed: int = 7) -> Iterator[list[Document]]:
+    """N documents with unit vectors, BM25 sparse vectors and the docs collection's payload, made a batch
+    at a time so a million never sit in memory together."""
+    rng = random.Random(seed)
+    numbers = np.random.default_rng(seed)
     vocabulary = [f"term{i}" for i in range(5000)]
     bm25 = Bm25(Bm25Config(language="english"))
-    vectors = np.random.default_rng(seed).standard_normal((n, 384)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    documents = []
-    for i in range(n):
-        text = " ".join(rng.choices(vocabulary, k=60))
-        sparse = bm25.embed_document(text)
-        section = f"{rng.choice(SECTIONS)}/topic-{rng.randrange(40)}"
-        parts = section.split("/")
-        documents.append(
-            Document(
-                id=f"syn-{i}",
-                content=text,
-                meta={
-                    "title": f"Section {i}",
-                    "version": rng.choice(VERSIONS),
-                    "content_type": rng.choice(TYPES),
-                    "source_name": "synthetic",
-                    "section_path": section,
-                    "section_path_prefixes": ["/".join(parts[: j + 1]) for j in range(len(parts))],
-                    "record_id": f"syn-{i}",
-                },
-                embedding=vectors[i].tolist(),
-                sparse_embedding=SparseEmbedding(indices=list(sparse.indices), values=list(sparse.values)),
-            )
-        )
-    return documents
-
-
-def queries(count: int, seed: int = 11) -> list[str]:
-    rng = random.Random(seed)
-    return [" ".join(f"term{rng.randrange(5000)}" for _ in range(4)) for _ in range(count)]
-
-
-def load_store(store: HybridDocumentStore, documents: list[Document]) -> HybridDocumentStore:
-    for start in range(0, len(documents), 1000):
-        store.write_documents(documents[start : start + 1000])
-    store.optimize()
-    return store
-
-
-def measure_backend(
-    settings: Settings, documents: list[Document], texts: list[str], embedder: DenseTextEmbedder
-) -> dict[str, Any]:
-    """Per query, in sequence: query embedding, the store call alone, then the whole tool call.
-
-    Measuring the three back to back for each query, and taking the median of the per-query difference,
-    keeps the overhead figure honest on a noisy machine. `server_ms` is the time inside the gateway
-    (validation, pipeline, envelope); `tool_call_ms` adds the in-memory MCP round trip, including the
-    client's own JSON-schema validation of the structured result.
-    """
-    from fastmcp import Client
-
-    from haygate.gateway.mcp import build_mcp
-    from haygate.gateway.runtime import Gateway
-
-    loader = Loader(settings)
-    started = time.perf_counter()
-    store = load_store(loader.store("docs"), documents)
-    load_seconds = time.perf_counter() - started
-    sparse = Bm25SparseTextEmbedder()
-    gateway = Gateway.load(loader, files=[settings.tools_dir / "search_docs.yaml"])
-    gateway.warm_up()
-    server_ms: list[float] = []
-    call_async = gateway.call_async
-
-    async def timed_call(name: str, arguments: Any) -> dict[str, Any]:
-        start = time.perf_counter()
-        try:
-            return await call_async(name, arguments)
-        finally:
-            server_ms.append((time.perf_counter() - start) * 1000)
-
-    gateway.call_async = timed_call  # type: ignore[method-assign]
-    filters = {
-        "operator": "AND",
-        "conditions": [
-            {"field": "meta.version", "operator": "==", "value": FILTERED["version"]},
-            {"field": "meta.content_type", "operator": "==", "value": FILTERED["content_type"]},
-            {"field": "meta.section_path_prefixes", "operator": "==", "value": FILTERED["section_path"]},
-        ],
-    }
-    result: dict[str, Any] = {"docs": store.count_documents(), "load_seconds": round(load_seconds, 1)}
-
-    async def run(label: str, extra: dict[str, Any], condition: dict[str, Any] | None) -> None:
-        embed, store_only, tool, overhead = [], [], [], []
-        async with Client(build_mcp(GatewayService.serving(gateway))) as client:
-            await client.call_tool("search_docs", {"query": "warm up", **extra})
-            for text in texts:
-                embed.append(timed(lambda t=text: embedder.run(t)))
-                dense = embedder.run(text)["embedding"]
-                sparse_vector = sparse.run(text)["sparse_embedding"]
-                request = HybridQuery(
-                    dense=dense, sparse=sparse_vector, filters=condition, limit=50, prefetch_limit=100
+    for start in range(0, n, batch):
+        size = min(batch, n - start)
+        vectors = numbers.standard_normal((size, 384)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        documents = []
+        for offset, vector in enumerate(vectors.tolist()):
+            i = start + offset
+            text = " ".join(rng.choices(vocabulary, k=60))
+            sparse = bm25.embed_document(text)
+            section = f"{rng.choice(SECTIONS)}/topic-{rng.randrange(40)}"
+            parts = section.split("/")
+            documents.append(
+                Document(
+                    id=f"syn-{i}",
+                    content=text,
+                    meta={
+                        "title": f"Section {i}",
+                        "version": rng.choice(VERSIONS),
+                        "content_type": rng.choice(TYPES),
+                        "source_name": "synthetic",
+                        "section_path": section,
+                        "section_path_prefixes": ["/".join(parts[: j + 1]) for j in range(len(parts))],
+                        "record_id": f"syn-{i}",
+                    },
+                    embedding=vector,
+                    sparse_embedding=SparseEmbedding(indices=list(sparse.indices), values=list(sparse.values)),
                 )
-                store_only.append(timed(lambda r=request: store.hybrid_search(r)))
-                start = time.perf_counter()
-                await client.call_tool("search_docs", {"query": text, **extra})
-                tool.append((time.perf_counter() - start) * 1000)
-                overhead.append(server_ms[-1] - embed[-1] - store_only[-1])
-        result[label] = {
-            "query_embedding_ms": percentiles(embed),
-            "store_query_ms": percentiles(store_only),
-            "server_ms": percentiles(server_ms[-len(texts) :]),
-            "tool_call_ms": percentiles(tool),
-            "gateway_overhead_ms": percentiles(overhead),
-        }
+            )
+        yield documents
 
-    asyncio.run(run("no_filter", {}, None))
-    asyncio.run(run("filtered", FILTERED, filters))
-    loader.close()
+
+MODELS = Path(tempfile.mkdtemp(prefix="haygate-bench-models-"))  # one ONNX export for every stage
+
+
+def settings_for(data_dir: Path) -> Settings:
+    return Settings(home=PROJECT, data_dir=data_dir, watch=False, model_cache_dir=MODELS)
+
+
+def write_synthetic(store: HybridDocumentStore, n: int) -> dict[str, Any]:
+    """Through the indexing pipelines' own writer (DocumentWriter, OVERWRITE), each batch durable."""
+    from haystack.document_stores.types import DuplicatePolicy
+
+    writer = DocumentWriter(document_store=store, policy=DuplicatePolicy.OVERWRITE)  # type: ignore[arg-type]
+    writing = 0.0
+    for documents in synthetic_batches(n):
+        started = time.perf_counter()
+        with store.batch():
+            writer.run(documents=documents)
+        writing += time.perf_counter() - started
+    written = {"docs": n, "write_seconds": round(writing, 1), "docs_per_s": round(n / writing), "load": load()}
+    started = time.perf_counter()
+    store.optimize()
+    written["optimize_seconds"] = round(time.perf_counter() - started, 1)
+    written["optimize_load"] = load()
+    return written
+
+
+def store_queries(store: HybridDocumentStore, count: int) -> dict[str, Any]:
+    rng = np.random.default_rng(5)
+    sparse = Bm25SparseTextEmbedder()
+    results: dict[str, Any] = {}
+    for label, condition in (("no_filter", None), ("filtered", FILTERS)):
+        times = []
+        for i in range(count):
+            dense = rng.standard_normal(384).astype(np.float32)
+            dense /= np.linalg.norm(dense)
+            text = f"term{rng.integers(5000)} term{rng.integers(5000)} term{rng.integers(5000)} q{i}"
+            request = HybridQuery(
+                dense=dense.tolist(),
+                sparse=sparse.run(text)["sparse_embedding"],
+                filters=condition,
+                limit=50,
+                prefetch_limit=100,
+            )
+            times.append(timed(lambda r=request: store.hybrid_search(r)))  # type: ignore[misc]
+        results[label] = percentiles(times)
+    return results
+
+
+def rss_mb() -> dict[str, float]:
+    current = 0.0
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                current = int(line.split()[1]) / 1024
+    return {"rss_mb": round(current), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+
+
+def measure_synthetic(n: int, work: Path, queries: int) -> dict[str, Any]:
+    with Loader(settings_for(work / f"synthetic-{n}")) as loader:
+        store = loader.store("docs")
+        result = write_synthetic(store, n)
+        result["points"] = store.count_documents()
+        result["store_query_ms"] = store_queries(store, queries)
+        result.update(rss_mb())
     return result
 
 
-def real_texts(limit: int) -> tuple[Path, str]:
-    folder = Path(tempfile.mkdtemp(prefix="bench-ingest-"))
+def measure_embedding(texts: list[str]) -> dict[str, Any]:
+    """ONNX Runtime against sentence-transformers on torch, per text, alternating (side by side)."""
+    onnx = DenseTextEmbedder(backend="onnx", model_cache_dir=MODELS)
+    onnx.warm_up()
+    torch_embedder = DenseTextEmbedder(backend="torch")
+    torch_embedder.warm_up()
+    model = torch_embedder.embedding_backend.model  # type: ignore[union-attr]
+    onnx_ms, torch_ms, cosines = [], [], []
+    for text in texts:
+        started = time.perf_counter()
+        a = onnx.embedding_backend.embed_one(text)  # type: ignore[union-attr]
+        onnx_ms.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        b = model.encode(text, show_progress_bar=False)
+        torch_ms.append((time.perf_counter() - started) * 1000)
+        cosines.append(float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))))
+    return {
+        "onnx_ms": percentiles(onnx_ms),
+        "sentence_transformers_encode_ms": percentiles(torch_ms),
+        "speedup_p50": round(statistics.median(torch_ms) / statistics.median(onnx_ms), 2),
+        "min_cosine": round(min(cosines), 6),
+    }
+
+
+def measure_gateway(data_dir: Path, texts: list[str]) -> dict[str, Any]:
+    """Per distinct query: embedding (model only), store alone, whole call inside the gateway."""
+    from haygate.gateway.runtime import Gateway
+
+    result: dict[str, Any] = {}
+    with Loader(settings_for(data_dir)) as loader:
+        store = loader.store("docs")
+        gateway = Gateway.load(loader, only="search_docs")
+        gateway.warm_up()
+        pipeline = gateway.tools["search_docs"].pipeline
+        assert pipeline is not None
+        embedder = pipeline.pipeline.get_component("dense_embedder")
+        sparse = Bm25SparseTextEmbedder()
+        for label, extra, condition in (("no_filter", {}, None), ("filtered", FILTERED, FILTERS)):
+            embed, store_only, server, overhead = [], [], [], []
+            for text in texts:
+                query = f"{text} {label}"  # distinct per stage too: the gateway never finds it cached
+                started = time.perf_counter()
+                dense = embedder.embedding_backend.embed_one(query)
+                embed.append((time.perf_counter() - started) * 1000)
+                request = HybridQuery(
+                    dense=dense.tolist(),
+                    sparse=sparse.run(query)["sparse_embedding"],
+                    filters=condition,
+                    limit=50,
+                    prefetch_limit=100,
+                )
+                store_only.append(timed(lambda r=request: store.hybrid_search(r)))  # type: ignore[misc]
+                arguments = {"query": query, **extra}
+                server.append(timed(lambda a=arguments: gateway.call("search_docs", a)))  # type: ignore[misc]
+                overhead.append(server[-1] - embed[-1] - store_only[-1])
+            result[label] = {
+                "query_embedding_ms": percentiles(embed),
+                "store_query_ms": percentiles(store_only),
+                "server_ms": percentiles(server),
+                "gateway_overhead_ms": percentiles(overhead),
+            }
+        gateway.writer.close()
+    return result
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def measure_concurrency(data_dir: Path, clients: int, per_client: int) -> dict[str, Any]:
+    import httpx
+
+    port = free_port()
+    env = {
+        **os.environ,
+        "HAYGATE_DATA_DIR": str(data_dir),
+        "HAYGATE_MODEL_CACHE_DIR": str(MODELS),
+        "HAYGATE_WATCH": "false",
+        "HAYGATE_PORT": str(port),
+    }
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "haygate"), "serve", "--http"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/health", timeout=2).json().get("status") == "ready":
+                    break
+            except (httpx.HTTPError, ValueError):
+                pass
+            time.sleep(0.5)
+        url = f"{base}/api/tools/search_docs"
+        sequential = distinct_queries(clients * per_client // 4, seed=31)
+        errors = 0
+        with httpx.Client(timeout=60) as client:
+            started = time.perf_counter()
+            for text in sequential:
+                errors += client.post(url, json={"query": text}).status_code != 200
+            one_seconds = time.perf_counter() - started
+        one = {"calls": len(sequential), "per_s": round(len(sequential) / one_seconds, 1), "load": load()}
+        concurrent_texts = distinct_queries(clients * per_client, seed=37)
+        latencies: list[float] = []
+
+        async def run_clients() -> int:
+            failures = 0
+            limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+            async with httpx.AsyncClient(timeout=120, limits=limits) as client:
+
+                async def worker(texts: list[str]) -> None:
+                    nonlocal failures
+                    for text in texts:
+                        began = time.perf_counter()
+                        response = await client.post(url, json={"query": text})
+                        latencies.append((time.perf_counter() - began) * 1000)
+                        failures += response.status_code != 200
+
+                await asyncio.gather(*(worker(concurrent_texts[i::clients]) for i in range(clients)))
+            return failures
+
+        started = time.perf_counter()
+        failures = asyncio.run(run_clients())
+        many_seconds = time.perf_counter() - started
+        many = {
+            "clients": clients,
+            "calls": len(concurrent_texts),
+            "per_s": round(len(concurrent_texts) / many_seconds, 1),
+            "latency_ms": percentiles(latencies),
+            "load": load(),
+        }
+        return {
+            "one_client": one,
+            "concurrent": many,
+            "throughput_ratio": round(many["per_s"] / one["per_s"], 2),
+            "errors": errors + failures,
+        }
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def real_texts(limit: int, folder: Path) -> tuple[Path, str]:
     if SHARED_SECTIONS.exists():
         lines = SHARED_SECTIONS.read_text().splitlines()[:limit]
         target = folder / "sections.jsonl"
@@ -199,84 +402,71 @@ def real_texts(limit: int) -> tuple[Path, str]:
 
 
 def measure_ingest(limit: int, work: Path, rounds: int = 2) -> dict[str, Any]:
-    """Alternate raw encode and a full ingest into a fresh store, `rounds` times, with the model warm.
-
-    Alternating cancels the drift of a noisy machine; the ratio is taken per round, then the median.
-    """
-    source, label = real_texts(limit)
-    settings = backend(work / "ingest-texts", None)
-    with Loader(settings) as loader:
-        collection = loader.collection("docs")
-        pipeline = collection.indexing
-        records = [to_document(r.data, collection.schema) for r in read_records(source) if r.data]
-        # What the dense embedder sees: the documents after the stages before it in indexing/docs.yaml.
-        routed = pipeline.get_component("router").run(documents=records)
-        pages = routed["markdown"]
-        split = pipeline.get_component("headings").run(documents=pages)["documents"] if pages else []
-        documents = pipeline.get_component("sections").run(documents=split)["documents"] + routed["unmatched"]
-        for stage in ("section_metadata", "splitter", "chunk_ids"):
-            documents = pipeline.get_component(stage).run(documents=documents)["documents"]
-    texts = [f"{d.meta.get('title', '')}\n{d.content}" for d in documents]  # what DenseDocumentEmbedder embeds
-    pipeline.warm_up()
-    model = pipeline.get_component("dense_embedder").embedding_backend.model
-    model.encode(texts[:64], batch_size=32)
-    encode_rates, ingest_rates, ratios = [], [], []
+    """A full ingest (split, embed, BM25, write, optimize) into a fresh store per round, on each runtime,
+    alternating; the models are warm."""
+    source, label = real_texts(limit, work)
+    rates: dict[str, list[float]] = {"onnx": [], "torch": []}
+    written = 0
     for round_number in range(rounds):
-        start = time.perf_counter()
-        model.encode(texts, batch_size=32, show_progress_bar=False)
-        encode_seconds = time.perf_counter() - start
-        with Loader(backend(work / f"ingest-{round_number}", None)) as loader:
-            collection = loader.collection("docs")
-            collection.indexing = pipeline  # the warm pipeline; its writer writes to this round's store
-            pipeline.get_component("writer").document_store = collection.store
-            start = time.perf_counter()
-            report = ingest_files(collection, [source], progress=False)
-            ingest_seconds = time.perf_counter() - start
-        assert report.written == report.records
-        encode_rates.append(len(documents) / encode_seconds)
-        ingest_rates.append(len(documents) / ingest_seconds)
-        ratios.append(encode_seconds / ingest_seconds)
+        for runtime in ("onnx", "torch"):
+            with Loader(settings_for(work / f"ingest-{runtime}-{round_number}")) as loader:
+                collection = loader.collection("docs")
+                embedder = collection.indexing.get_component("dense_embedder")
+                embedder.backend = runtime
+                embedder.warm_up()
+                started = time.perf_counter()
+                report = ingest_files(collection, [source], progress=False, optimize=True)
+                rates[runtime].append(report.written / (time.perf_counter() - started))
+                written = report.written
     return {
         "texts": label,
-        "documents": len(documents),
+        "documents": written,
         "rounds": rounds,
-        "raw_encode_docs_per_s": round(statistics.median(encode_rates), 1),
-        "ingest_docs_per_s": round(statistics.median(ingest_rates), 1),
-        "ingest_over_encode": round(statistics.median(ratios), 3),
-        "ingest_over_encode_per_round": [round(r, 3) for r in ratios],
+        "onnx_docs_per_s": round(statistics.median(rates["onnx"]), 1),
+        "torch_docs_per_s": round(statistics.median(rates["torch"]), 1),
+        "speedup": round(statistics.median(rates["onnx"]) / statistics.median(rates["torch"]), 2),
+        "load": load(),
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", type=int, default=20000, help="synthetic collection size for (a) and (b)")
-    parser.add_argument("--queries", type=int, default=200, help="queries per Qdrant Edge measurement")
-    parser.add_argument("--local-queries", type=int, default=20, help="queries per local-mode measurement")
-    parser.add_argument("--ingest-docs", type=int, default=600, help="real sections for (c)")
-    parser.add_argument("--skip", nargs="*", default=[], choices=["a", "b", "c"])
+    parser.add_argument("--docs", type=int, default=20000, help="synthetic collection for gateway/concurrency")
+    parser.add_argument("--queries", type=int, default=200, help="distinct queries per measurement")
+    parser.add_argument("--clients", type=int, default=64, help="concurrent HTTP clients")
+    parser.add_argument("--per-client", type=int, default=10, help="calls per concurrent client")
+    parser.add_argument("--ingest-docs", type=int, default=600, help="real sections for the ingest stage")
+    parser.add_argument("--synthetic", type=int, nargs="*", default=[], help="write N docs, index, query")
+    stages = ["embedding", "gateway", "concurrency", "ingest"]
+    parser.add_argument("--skip", nargs="*", default=[], choices=stages)
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="haygate-bench-"))
-    report: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "torch_threads_for_queries": 1}}
-    if "c" not in args.skip:
-        report["c_ingest"] = measure_ingest(args.ingest_docs, work)
-    torch.set_num_threads(1)  # as `haygate serve` does
-    documents = synthetic_documents(args.docs)
-    texts = queries(args.queries)
-    embedder = DenseTextEmbedder()
-    embedder.warm_up()
-    embedder.run("warm up")
-    if "a" not in args.skip:
-        report["a_qdrant_edge"] = measure_backend(backend(work / "edge", None), documents, texts, embedder)
-    if "b" not in args.skip:
-        local = backend(work / "local", ":memory:")
-        report["b_qdrant_local_mode"] = measure_backend(local, documents, texts[: args.local_queries], embedder)
-    if "a_qdrant_edge" in report and "b_qdrant_local_mode" in report:
-        edge, local = report["a_qdrant_edge"], report["b_qdrant_local_mode"]
-        report["edge_speedup_store_p50"] = {
-            label: round(local[label]["store_query_ms"]["p50"] / edge[label]["store_query_ms"]["p50"], 1)
-            for label in ("no_filter", "filtered")
-        }
+    report: dict[str, Any] = {"machine": {"cpus": os.cpu_count()}, "load_at_start": load()}
+    try:
+        for n in args.synthetic:
+            report[f"synthetic_{n}"] = measure_synthetic(n, work, args.queries)
+            print(json.dumps({f"synthetic_{n}": report[f"synthetic_{n}"]}), file=sys.stderr)
+        if args.synthetic:
+            args.skip = stages  # --synthetic runs alone
+        if "embedding" not in args.skip:
+            report["embedding"] = measure_embedding(distinct_queries(args.queries, seed=13))
+        if "gateway" in args.skip and "concurrency" in args.skip:
+            pass
+        else:
+            data_dir = work / "gateway"
+            with Loader(settings_for(data_dir)) as loader:
+                store = loader.store("docs")
+                report["gateway_collection"] = write_synthetic(store, args.docs)
+            if "gateway" not in args.skip:
+                report["gateway"] = measure_gateway(data_dir, distinct_queries(args.queries, seed=17))
+            if "concurrency" not in args.skip:
+                report["concurrency"] = measure_concurrency(data_dir, args.clients, args.per_client)
+        if "ingest" not in args.skip:
+            report["ingest"] = measure_ingest(args.ingest_docs, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(MODELS, ignore_errors=True)
     json.dump(report, sys.stdout, indent=2)
     print()
 

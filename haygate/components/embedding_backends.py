@@ -169,6 +169,9 @@ class OnnxBackend:
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
+        # Idle intra-op threads sleep instead of spinning: on a small machine the gateway's own Python work
+        # (and the other requests) need those cores between model calls.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
         self.embed_one = MicroBatcher(self._run, max_batch)
 
