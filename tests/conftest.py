@@ -5,6 +5,7 @@ needs, and the loader it opens is closed when the test ends.
 """
 
 import os
+import tempfile
 
 # ranx compiles its numba kernels on first use: about 50 s on 2 cores, paid again in every fresh venv.
 # The tests' judged datasets have a handful of queries, so ranx runs its kernels as plain Python here.
@@ -12,14 +13,12 @@ os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
 # The ONNX export of the model (about 10 s) is made once per test session and shared by every loader and
 # server process the tests start, instead of once per temp data dir.
-import tempfile
-
-_MODELS_OWNED = "HAYGATE_MODEL_CACHE_DIR" not in os.environ
 os.environ.setdefault("HAYGATE_MODEL_CACHE_DIR", tempfile.mkdtemp(prefix="haygate-test-models-"))
 
 import haygate._env  # noqa: F401  (offline defaults before anything reads the environment)
 
 # isort: split
+import shutil
 import socket
 import threading
 import time
@@ -166,8 +165,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_sessionfinish() -> None:
-    """The session's model exports (about 90 MB) go with it."""
-    if _MODELS_OWNED:
-        import shutil
-
-        shutil.rmtree(os.environ["HAYGATE_MODEL_CACHE_DIR"], ignore_errors=True)
+    """The session's model exports (about 90 MB) go with it; a folder the developer named stays."""
+    folder = Path(os.environ["HAYGATE_MODEL_CACHE_DIR"])
+    if folder.parent == Path(tempfile.gettempdir()) and folder.name.startswith("haygate-test-models-"):
+        shutil.rmtree(folder, ignore_errors=True)

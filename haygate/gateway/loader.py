@@ -51,7 +51,7 @@ STORE_PARAMETER = "document_store"
 MODEL_CACHE_PARAMETER = "model_cache_dir"
 INTERFACE_KEYS = ("inputs", "outputs")
 
-_IMMUTABLE = (str, int, float, bool, bytes, type(None))
+_IMMUTABLE = frozenset((str, int, float, bool, bytes, type(None)))
 _haystack_deepcopy = _pipeline_utils._deepcopy_with_exceptions
 
 
@@ -64,10 +64,11 @@ def _fast_deepcopy(obj: Any) -> Any:
     kind = type(obj)
     if kind in _IMMUTABLE:
         return obj
+    # Scalars inside containers are taken as they are, without a call each: most of a Document's meta.
     if kind is list:
-        return [_fast_deepcopy(v) for v in obj]
+        return [v if type(v) in _IMMUTABLE else _fast_deepcopy(v) for v in obj]
     if kind is dict:
-        return {k: _fast_deepcopy(v) for k, v in obj.items()}
+        return {k: v if type(v) in _IMMUTABLE else _fast_deepcopy(v) for k, v in obj.items()}
     if kind is Document:
         # A new instance with a copied __dict__ skips Document.__init__ and Haystack's attribute tracking;
         # the mutable parts are then replaced with copies of their own.

@@ -16,6 +16,7 @@ import logging
 import os
 import threading
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -54,6 +55,9 @@ from haygate.text.paths import value_at
 logger = logging.getLogger(__name__)
 
 _SCROLL_PAGE = 1000
+# Writes go to Edge in chunks: while Edge applies one (in Rust, without the GIL), the next is converted.
+WRITE_CHUNK = 512
+_APPLIER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="haygate-edge-write")
 INDEX_TYPES: dict[str, Any] = {
     "keyword": qe.PayloadSchemaType.Keyword,
     "keyword_prefix": qe.KeywordIndexParams(prefix=True),
@@ -407,10 +411,24 @@ class EdgeDocumentStore(HybridDocumentStore):
             return 0
         needed = write_bytes_estimate(list(unique.values())) + growth_bytes(len(self.text_fields))
         self._will_write(f"writing {len(unique)} document(s)", needed)
-        points = [self._to_point(d) for d in unique.values()]
         with self._edge("writing"):
-            self.shard.update(qe.UpdateOperation.upsert_points(points))
-        return len(points)
+            self._upsert(list(unique.values()))
+        return len(unique)
+
+    def _upsert(self, documents: list[Document]) -> None:
+        """Upsert in chunks, converting the next chunk to points (Python) while Edge applies the one before
+        (Rust): the two overlap on two cores. Returns once every chunk is applied, or raises the first error."""
+        shard = self.shard
+        pending: Future[Any] | None = None
+        try:
+            for start in range(0, len(documents), WRITE_CHUNK):
+                points = [self._to_point(d) for d in documents[start : start + WRITE_CHUNK]]
+                if pending is not None:
+                    pending.result()
+                pending = _APPLIER.submit(shard.update, qe.UpdateOperation.upsert_points(points))
+        finally:
+            if pending is not None:
+                pending.result()
 
     def _delete_ids(self, document_ids: list[str]) -> None:
         self._will_write("deleting", 0)
