@@ -5,15 +5,15 @@ A configured model that cannot load fails at warm-up (server start), never silen
 """
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
-from haystack_integrations.components.rankers.sentence_transformers import (
-    SentenceTransformersSimilarityRanker,
-)
 
 from haygate.components.models import resolve_model
 from haygate.errors import ConfigurationError, InvalidRequestError
+
+if TYPE_CHECKING:
+    from haystack_integrations.components.rankers.sentence_transformers import SentenceTransformersSimilarityRanker
 
 
 @component
@@ -63,6 +63,9 @@ class Ranker:
     def warm_up(self) -> None:
         if self.model is None or self._cross_encoder is not None:
             return
+        # Imported here: sentence-transformers and torch load only where a cross-encoder is configured.
+        from haystack_integrations.components.rankers.sentence_transformers import SentenceTransformersSimilarityRanker
+
         ranker = SentenceTransformersSimilarityRanker(
             model=resolve_model(self.model),
             top_k=self.top_k,

@@ -6,14 +6,21 @@ filters address `meta.<field>`, `content` and `id`.
 """
 
 import dataclasses
+import uuid
 from typing import Any
 
 from haystack import Document
-from haystack_integrations.document_stores.qdrant.converters import (
-    DENSE_VECTORS_NAME,
-    SPARSE_VECTORS_NAME,
-    convert_id,
-)
+
+# qdrant-haystack's names and id scheme (`haystack_integrations.document_stores.qdrant.converters`), kept
+# here so the embedded path does not import qdrant-client (a second of every start); a test checks they agree.
+DENSE_VECTORS_NAME = "text-dense"
+SPARSE_VECTORS_NAME = "text-sparse"
+UUID_NAMESPACE = uuid.UUID("3896d314-1e95-4a3a-b45a-945f9f0b541d")
+
+
+def convert_id(document_id: str) -> str:
+    """A Document id -> the point id qdrant-haystack gives it (a deterministic UUID)."""
+    return uuid.uuid5(UUID_NAMESPACE, document_id).hex
 
 __all__ = ["DENSE_VECTORS_NAME", "SPARSE_VECTORS_NAME", "convert_id", "document_from_payload", "payload_from_document"]
 

@@ -36,7 +36,6 @@ from haystack.utils import Secret
 
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.hybrid import HybridDocumentStore
-from haygate.document_stores.server.document_store import QdrantServerStore
 from haygate.errors import ConfigurationError, HaygateError
 from haygate.ingest.indexer import Collection
 from haygate.ingest.schema import CollectionSchema, schema_for
@@ -154,6 +153,9 @@ class Loader:
                 "text_fields": list(schema.text_index),
             }
             if self.settings.qdrant_url:
+                # Imported here: qdrant-client is a second of every start, and only a server deployment needs it.
+                from haygate.document_stores.server.document_store import QdrantServerStore
+
                 key = Secret.from_token(self.settings.qdrant_api_key) if self.settings.qdrant_api_key else None
                 self._stores[collection] = QdrantServerStore(schema.name, self.settings.qdrant_url, key, **common)
             else:

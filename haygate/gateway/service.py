@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
+from haygate._env import torch_loaded
 from haygate.errors import ConfigurationError, NotFoundError, UnavailableError
 from haygate.gateway.catalog import Catalog, load_catalog
 from haygate.gateway.declarations import ToolDeclaration
@@ -76,8 +77,9 @@ class GatewayService:
         """
         :param strict: any configuration problem (a bad declaration, a model that does not load) stops the
             server; otherwise a broken tool is left out, reported, and every other tool is served.
-        :param torch_threads: intra-op threads per query; on a busy 2-core machine, two spinning threads
-            cost 10x in latency, so `haygate serve` uses one.
+        :param torch_threads: intra-op threads per query where torch serves (set after warm-up, if it
+            loaded); on a busy 2-core machine, two spinning threads cost 10x in latency, so `haygate serve`
+            uses one.
         """
         self.settings = settings
         self.strict = strict
@@ -183,10 +185,6 @@ class GatewayService:
         from haygate.gateway.runtime import Gateway
 
         strict = self.strict if strict is None else strict
-        if self.torch_threads is not None:
-            import torch
-
-            torch.set_num_threads(self.torch_threads)
         loader = Loader(self.settings)
         try:
             gateway = Gateway.load(loader, strict=strict)
@@ -194,6 +192,10 @@ class GatewayService:
         except BaseException:
             loader.close()
             raise
+        if self.torch_threads is not None and torch_loaded():  # a torch backend or a cross-encoder serves
+            import torch
+
+            torch.set_num_threads(self.torch_threads)
         self.problems = list(gateway.problems)
         return Generation(gateway)
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from haygate._env import torch_loaded
 from haygate.errors import InvalidRequestError
 from haygate.gateway.loader import Loader
 from haygate.ingest.indexer import Collection, IngestReport, delete_records, ingest_records
@@ -36,7 +37,11 @@ def report_dict(report: IngestReport) -> dict[str, Any]:
 @contextmanager
 def every_core() -> Iterator[None]:
     """Embed a write with every core, as `haygate ingest` does, though the server queries with one thread.
-    PyTorch's OpenMP thread count belongs to the calling thread: the threads serving queries keep theirs."""
+    PyTorch's OpenMP thread count belongs to the calling thread: the threads serving queries keep theirs.
+    Where torch never loaded (the ONNX runtime sizes its own threads) there is nothing to do."""
+    if not torch_loaded():
+        yield
+        return
     import torch
 
     before = torch.get_num_threads()

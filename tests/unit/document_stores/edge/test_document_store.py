@@ -326,3 +326,14 @@ def test_indexing_settings_from_yaml_reach_the_shard_and_survive_reopening(tmp_p
     assert reopened.count_documents() == 50
     reopened.close()
     assert json.loads((tmp_path / "tuned" / "edge_config.json").read_text())["hnsw_config"]["m"] == 12
+
+
+def test_the_point_layout_is_qdrant_haystacks() -> None:
+    """The names and id scheme are copied to spare the embedded path qdrant-client's import; they must agree."""
+    from haystack_integrations.document_stores.qdrant import converters
+
+    from haygate.document_stores import payload
+
+    assert payload.DENSE_VECTORS_NAME == converters.DENSE_VECTORS_NAME
+    assert payload.SPARSE_VECTORS_NAME == converters.SPARSE_VECTORS_NAME
+    assert payload.convert_id("docs:a.md#Intro") == converters.convert_id("docs:a.md#Intro")
