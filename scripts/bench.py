@@ -27,6 +27,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import socket
@@ -313,7 +314,43 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def measure_concurrency(data_dir: Path, clients: int, per_client: int) -> dict[str, Any]:
+WRK_SCRIPT = """
+local counter = 0
+function init(args)
+  math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16))
+end
+function request()
+  counter = counter + 1
+  local body = string.format('{"query": "pipeline retriever filter %d %d"}', counter, math.random(1, 1000000000))
+  return wrk.format("POST", "/api/tools/search_docs", {["Content-Type"] = "application/json"}, body)
+end
+"""
+
+
+def run_wrk(base: str, connections: int, seconds: int) -> dict[str, Any]:
+    """`connections` clients, each calling again as soon as it has its answer, for `seconds`."""
+    script = Path(tempfile.mkdtemp()) / "queries.lua"
+    script.write_text(WRK_SCRIPT)
+    threads = min(2, connections)
+    command = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{seconds}s", "--timeout", "30s"]
+    command += ["--latency", "-s", str(script)]
+    output = subprocess.run([*command, base], capture_output=True, text=True, check=True).stdout
+    figures: dict[str, Any] = {"connections": connections, "load": load()}
+    for line in output.splitlines():
+        parts = line.split()
+        if line.startswith("Requests/sec:"):
+            figures["per_s"] = float(parts[1])
+        elif line.strip().startswith(("50%", "99%")):
+            figures[f"latency_{parts[0]}"] = parts[1]
+        elif "requests in" in line:
+            figures["calls"] = int(parts[0])
+    figures["errors"] = sum(int(line.split()[-1]) for line in output.splitlines() if "Non-2xx" in line) + sum(
+        int(n) for line in output.splitlines() if "Socket errors" in line for n in re.findall(r"\d+", line)
+    )
+    return figures
+
+
+def measure_concurrency(data_dir: Path, clients: int, per_client: int, seconds: int = 20) -> dict[str, Any]:
     import httpx
 
     port = free_port()
@@ -341,6 +378,16 @@ def measure_concurrency(data_dir: Path, clients: int, per_client: int) -> dict[s
                 pass
             time.sleep(0.5)
         url = f"{base}/api/tools/search_docs"
+        if shutil.which("wrk"):
+            one = run_wrk(base, connections=1, seconds=seconds)
+            many = run_wrk(base, connections=clients, seconds=seconds)
+            return {
+                "load_generator": "wrk (a C client; every request body a new query)",
+                "one_client": one,
+                "concurrent": many,
+                "throughput_ratio": round(many["per_s"] / one["per_s"], 2),
+                "errors": one["errors"] + many["errors"],
+            }
         sequential = distinct_queries(clients * per_client // 4, seed=31)
         errors = 0
         with httpx.Client(timeout=60) as client:
@@ -379,6 +426,7 @@ def measure_concurrency(data_dir: Path, clients: int, per_client: int) -> dict[s
             "load": load(),
         }
         return {
+            "load_generator": "httpx (Python, on the same cores as the server)",
             "one_client": one,
             "concurrent": many,
             "throughput_ratio": round(many["per_s"] / one["per_s"], 2),

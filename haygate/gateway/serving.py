@@ -50,7 +50,9 @@ def serve(
     port: int = 8000,
     token: str | None = None,
 ) -> None:
-    anyio.run(_serve, service, transport, host, port, token)
+    # HTTP runs on uvloop, and uvicorn parses with httptools (both installed): the event loop and the HTTP
+    # parsing are most of what a REST call costs beside the pipeline.
+    anyio.run(_serve, service, transport, host, port, token, backend_options={"use_uvloop": transport == "http"})
 
 
 async def _serve(
