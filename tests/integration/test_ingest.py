@@ -125,3 +125,19 @@ def test_unknown_collection(cli_settings: Settings, tmp_path: Path, capsys: pyte
     source = write_jsonl(tmp_path / "d.jsonl", records(1))
     assert main(["ingest", "nope", str(source)]) == 1
     assert "unknown collection 'nope'" in capsys.readouterr().err
+
+
+def test_ingest_leaves_the_index_build_to_the_server_unless_told_to_wait(
+    cli_settings: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entity = {"entity_type": "bug", "entity_id": "bug:7", "product_id": "product:1", "title": "Blank page"}
+    source = write_jsonl(tmp_path / "e.jsonl", [entity])
+    assert main(["ingest", "entities", str(source), "--no-progress"]) == 0
+    assert "`haygate serve` builds its index in the background" in capsys.readouterr().err
+    with Loader(cli_settings) as loader:
+        store = loader.store("entities")
+        assert store.count_documents() == 1 and store.needs_optimizing()  # searchable, not yet optimized
+    changed = write_jsonl(tmp_path / "e2.jsonl", [{**entity, "title": "Blank page on checkout"}])
+    assert main(["ingest", "entities", str(changed), "--no-progress", "--wait"]) == 0
+    with Loader(cli_settings) as loader:
+        assert not loader.store("entities").needs_optimizing()
