@@ -22,6 +22,7 @@ def convert_id(document_id: str) -> str:
     """A Document id -> the point id qdrant-haystack gives it (a deterministic UUID)."""
     return uuid.uuid5(UUID_NAMESPACE, document_id).hex
 
+
 __all__ = ["DENSE_VECTORS_NAME", "SPARSE_VECTORS_NAME", "convert_id", "document_from_payload", "payload_from_document"]
 
 

@@ -89,9 +89,7 @@ def test_a_full_disk_is_an_error_that_names_the_directory_and_nothing_is_lost(tm
     assert stored == {f"bug:{n}" for n in range(80)}
 
 
-def test_a_server_on_a_full_disk_refuses_writes_with_507_and_keeps_serving_reads(
-    tmp_path: Path, tiny_fs: Path
-) -> None:
+def test_a_server_on_a_full_disk_refuses_writes_with_507_and_keeps_serving_reads(tmp_path: Path, tiny_fs: Path) -> None:
     home, data_dir = make_home(tmp_path), tiny_fs / "data"
     with http_server(home, data_dir, tmp_path / "server.log", HAYGATE_DISK_RESERVE_MB=str(RESERVE_MB)) as url:
         http = httpx.Client(base_url=url, timeout=60)

@@ -243,6 +243,7 @@ class TestBatches:
         assert counts == [2]  # ...and sees the whole write
         store.close()
 
+
 class TestStorageFaults:
     """The manifest, the space checks and Edge's errors read as operator errors, on real shards."""
 
