@@ -202,6 +202,11 @@ def write_synthetic(store: HybridDocumentStore, n: int) -> dict[str, Any]:
     return written
 
 
+def store_request(dense: Any, sparse: Any, condition: dict[str, Any] | None) -> HybridQuery:
+    """What search_docs' retriever sends: dense and BM25 sources fused (RRF), 50 kept of 100 per source."""
+    return HybridQuery(dense=list(map(float, dense)), sparse=sparse, filters=condition, limit=50, prefetch_limit=100)
+
+
 def store_queries(store: HybridDocumentStore, count: int) -> dict[str, Any]:
     rng = np.random.default_rng(5)
     sparse = Bm25SparseTextEmbedder()
@@ -212,13 +217,7 @@ def store_queries(store: HybridDocumentStore, count: int) -> dict[str, Any]:
             dense = rng.standard_normal(384).astype(np.float32)
             dense /= np.linalg.norm(dense)
             text = f"term{rng.integers(5000)} term{rng.integers(5000)} term{rng.integers(5000)} q{i}"
-            request = HybridQuery(
-                dense=dense.tolist(),
-                sparse=sparse.run(text)["sparse_embedding"],
-                filters=condition,
-                limit=50,
-                prefetch_limit=100,
-            )
+            request = store_request(dense, sparse.run(text)["sparse_embedding"], condition)
             times.append(timed(lambda r=request: store.hybrid_search(r)))  # type: ignore[misc]
         results[label] = percentiles(times)
     return results
@@ -287,13 +286,7 @@ def measure_gateway(data_dir: Path, texts: list[str]) -> dict[str, Any]:
                 started = time.perf_counter()
                 dense = embedder.embedding_backend.embed_one(query)
                 embed.append((time.perf_counter() - started) * 1000)
-                request = HybridQuery(
-                    dense=dense.tolist(),
-                    sparse=sparse.run(query)["sparse_embedding"],
-                    filters=condition,
-                    limit=50,
-                    prefetch_limit=100,
-                )
+                request = store_request(dense, sparse.run(query)["sparse_embedding"], condition)
                 store_only.append(timed(lambda r=request: store.hybrid_search(r)))  # type: ignore[misc]
                 arguments = {"query": query, **extra}
                 server.append(timed(lambda a=arguments: gateway.call("search_docs", a)))  # type: ignore[misc]

@@ -32,8 +32,10 @@ class DenseDocumentEmbedder(DenseEmbedding):
         progress_bar: bool = False,
     ) -> None:
         """
-        :param backend: `onnx` (exported once, checked against torch) or `torch` (sentence-transformers).
-        :param meta_fields_to_embed: meta fields embedded before the content, joined by `embedding_separator`.
+        The model and vector settings are `DenseEmbedding`'s (documented there).
+
+        :param meta_fields_to_embed: meta fields embedded before the content (e.g. the title).
+        :param embedding_separator: what joins those fields and the content into the embedded text.
         :param progress_bar: kept for YAML written for sentence-transformers' embedder; ingest shows its own.
         """
         self._setup(model, backend, prefix, suffix, batch_size, normalize_embeddings, truncate_dim, model_cache_dir)

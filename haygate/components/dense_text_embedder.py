@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 from haystack import component, default_from_dict, default_to_dict
 
-from haygate.components.embedding_backends import EmbeddingBackend, Runtime, load_backend
+from haygate.components.embedding_backends import RUNTIMES, EmbeddingBackend, Runtime, load_backend
 from haygate.components.models import DEFAULT_MODEL
+from haygate.errors import ConfigurationError
 
 # Embeddings are float32, so an array("f") holds them exactly, at 1.5 KB per 384-d query.
 _QUERY_CACHE: "OrderedDict[tuple[Any, ...], array[float]]" = OrderedDict()
@@ -20,7 +21,17 @@ QUERY_CACHE_SIZE = 32768
 
 
 class DenseEmbedding:
-    """What the query and document embedders share: the model, its runtime and the vector settings."""
+    """What the query and document embedders share: the model, its runtime and the vector settings.
+
+    Settings (init parameters of both embedders):
+    - `model`: a Hugging Face id (offline: the packaged MiniLM or the local HF cache) or a model folder.
+    - `backend`: `onnx` (exported once, checked against torch) or `torch` (sentence-transformers).
+    - `prefix`, `suffix`: text put around every text before embedding (instruction-tuned models want them).
+    - `batch_size`: the most texts one model call embeds (concurrent queries included).
+    - `normalize_embeddings`: L2-normalise the vectors again (MiniLM's own last module already does).
+    - `truncate_dim`: keep only the first N dimensions (Matryoshka models); None keeps all.
+    - `model_cache_dir`: where the ONNX export is kept; the loader sets it to `HAYGATE_MODEL_CACHE_DIR`.
+    """
 
     embedding_backend: EmbeddingBackend | None
 
@@ -35,6 +46,9 @@ class DenseEmbedding:
         truncate_dim: int | None,
         model_cache_dir: Path | str | None,
     ) -> None:
+        if backend not in RUNTIMES:  # refused when the pipeline loads, naming the component, not at first use
+            msg = f"unknown embedding backend '{backend}'; choose one of {', '.join(RUNTIMES)}"
+            raise ConfigurationError(msg, {"backend": backend})
         self.model = model
         self.backend = backend
         self.prefix = prefix
@@ -108,10 +122,8 @@ class DenseTextEmbedder(DenseEmbedding):
         progress_bar: bool = False,
     ) -> None:
         """
-        :param model: a Hugging Face id (offline: the packaged MiniLM or the local HF cache) or a folder.
-        :param backend: `onnx` (exported once, checked against torch) or `torch` (sentence-transformers).
-        :param batch_size: the most queries one model call embeds, concurrent ones included.
-        :param model_cache_dir: where the ONNX export is kept; the loader sets it beside the data.
+        The model and vector settings are `DenseEmbedding`'s (documented there).
+
         :param progress_bar: kept for YAML written for sentence-transformers' embedder; queries show none.
         """
         self._setup(model, backend, prefix, suffix, batch_size, normalize_embeddings, truncate_dim, model_cache_dir)

@@ -332,13 +332,21 @@ def _exclusive(lock_path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def _checked_export(target: Path) -> bool:
+    """Whether `target` holds a finished export that passed the parity check (an unreadable one is redone)."""
+    try:
+        return "parity_min_cosine" in json.loads((target / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return False
+
+
 def onnx_export(source: Path, cache_dir: Path, name: str) -> Path:
     """The cached export of `source` (the model `name`) under `cache_dir`, made and checked on first use."""
     target = cache_dir / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', name).strip('-')}-{_fingerprint(source)}"
-    if (target / MANIFEST).exists() and "parity_min_cosine" in json.loads((target / MANIFEST).read_text()):
+    if _checked_export(target):
         return target
     with _exclusive(cache_dir / f".{target.name}.lock"):
-        if (target / MANIFEST).exists() and "parity_min_cosine" in json.loads((target / MANIFEST).read_text()):
+        if _checked_export(target):
             return target
         started = time.perf_counter()
         work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=cache_dir))

@@ -2,6 +2,7 @@
 the export cache, and the micro-batcher that embeds concurrent queries together."""
 
 import json
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -78,6 +79,15 @@ class TestOnnxExport:
     def test_an_unknown_runtime_is_a_configuration_error(self) -> None:
         with pytest.raises(ConfigurationError, match="unknown embedding backend 'tensorflow'"):
             load_backend(DEFAULT_MODEL, "tensorflow")
+        with pytest.raises(ConfigurationError, match="unknown embedding backend 'tensorflow'"):
+            DenseDocumentEmbedder(backend="tensorflow")  # type: ignore[arg-type]  # as YAML may say
+
+    def test_an_unreadable_export_is_made_again(self, exported: Path, tmp_path: Path) -> None:
+        broken = tmp_path / exported.name
+        shutil.copytree(exported, broken)
+        (broken / MANIFEST).write_text("{not json")  # e.g. a disk that filled while it was written
+        assert onnx_export(model_folder(DEFAULT_MODEL), tmp_path, DEFAULT_MODEL) == broken
+        assert json.loads((broken / MANIFEST).read_text())["parity_min_cosine"] >= PARITY_MIN_COSINE
 
     def test_a_missing_model_is_a_configuration_error(self, tmp_path: Path) -> None:
         with pytest.raises(ConfigurationError, match="cannot load embedding model"):
