@@ -125,12 +125,17 @@ class Writer:
 
     def close(self) -> None:
         """Stop waiting to optimize: what was written is durable, and its shard's manifest says it still
-        needs optimizing, so the next server does it. Stopping never waits for an HNSW build to start."""
+        needs optimizing, so the next server does it. Stopping never starts an HNSW build; one already
+        running (or a write) is let finish, so the stores close after it and not under it."""
         with self._guard:
-            waiting = list(self._pending.items())
+            waiting = list(self._pending.values())
             self._pending.clear()
-        for _, timer in waiting:
+            locks = list(self._locks.values())
+        for timer in waiting:
             timer.cancel()
+        for lock in locks:
+            with lock:
+                pass
 
     def perform(self, action: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """A declared action tool's call (`upsert_records`, `delete_records`)."""

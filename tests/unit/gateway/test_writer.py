@@ -1,5 +1,6 @@
 """The writer: upserts and deletes through the collection's own ingest, optimized once writes pause."""
 
+import threading
 import time
 from typing import Any
 
@@ -74,3 +75,23 @@ def test_a_server_builds_the_indexes_an_ingest_left_to_it(settings: Settings) ->
             time.sleep(0.05)
         assert not loader.store("entities").needs_optimizing()
         gateway.writer.close()
+
+
+def test_closing_waits_for_an_optimize_already_running(loader: Loader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stores close after the writer: an optimize still running would otherwise run under a closed shard."""
+    store = loader.store("entities")
+    real, started, finished = store.optimize, threading.Event(), threading.Event()
+
+    def slow() -> bool:
+        started.set()
+        time.sleep(0.5)
+        result = real()
+        finished.set()
+        return result
+
+    monkeypatch.setattr(store, "optimize", slow)
+    writer = Writer(loader, optimize_after=0.05)
+    writer.upsert("entities", [bug(9)])
+    assert started.wait(10)
+    writer.close()
+    assert finished.is_set() and not store.needs_optimizing()
