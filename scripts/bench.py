@@ -52,6 +52,7 @@ from haygate.document_stores.hybrid import HybridDocumentStore, HybridQuery
 from haygate.gateway.loader import Loader
 from haygate.ingest.indexer import ingest_files
 from haygate.ingest.readers import read_records
+from haygate.ingest.schema import StorageSettings
 from haygate.settings import Settings
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -232,9 +233,17 @@ def rss_mb() -> dict[str, float]:
     return {"rss_mb": round(current), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
 
 
-def measure_synthetic(n: int, work: Path, queries: int) -> dict[str, Any]:
+def storage_settings(pairs: list[str]) -> dict[str, int | str]:
+    """`key=value` pairs as a collection's `storage:` mapping, checked by the schema's own model."""
+    raw = dict(pair.split("=", 1) for pair in pairs)
+    return StorageSettings.model_validate(raw).model_dump(exclude_none=True)
+
+
+def measure_synthetic(n: int, work: Path, queries: int, storage: dict[str, int | str]) -> dict[str, Any]:
     with Loader(settings_for(work / f"synthetic-{n}")) as loader:
         store = loader.store("docs")
+        # --storage: set before the shard opens, as the collection's YAML would
+        store.storage.update(storage)  # type: ignore[attr-defined]
         result = write_synthetic(store, n)
         result["points"] = store.count_documents()
         result["store_query_ms"] = store_queries(store, queries)
@@ -479,6 +488,9 @@ def main() -> None:
     parser.add_argument("--ingest-docs", type=int, default=600, help="real sections for the ingest stage")
     parser.add_argument("--synthetic", type=int, nargs="*", default=[], help="write N docs, index, query")
     stages = ["embedding", "gateway", "concurrency", "ingest"]
+    parser.add_argument(
+        "--storage", nargs="*", default=[], help="collection storage settings for --synthetic, e.g. quantization=int8"
+    )
     parser.add_argument("--skip", nargs="*", default=[], choices=stages)
     args = parser.parse_args()
 
@@ -486,7 +498,7 @@ def main() -> None:
     report: dict[str, Any] = {"machine": {"cpus": os.cpu_count()}, "load_at_start": load()}
     try:
         for n in args.synthetic:
-            report[f"synthetic_{n}"] = measure_synthetic(n, work, args.queries)
+            report[f"synthetic_{n}"] = measure_synthetic(n, work, args.queries, storage_settings(args.storage))
             print(json.dumps({f"synthetic_{n}": report[f"synthetic_{n}"]}), file=sys.stderr)
         if args.synthetic:
             args.skip = stages  # --synthetic runs alone

@@ -83,6 +83,15 @@ class StorageSettings(BaseModel):
     max_segment_size_kb: int | None = Field(default=None, ge=1, description="Largest segment optimize builds.")
     default_segment_number: int | None = Field(default=None, ge=0, description="Segments to aim for (0: auto).")
     max_indexing_threads: int | None = Field(default=None, ge=0, description="HNSW build threads (0: auto).")
+    vector_memory: Literal["cached", "cold"] | None = Field(
+        default=None,
+        description="Where the full vectors live: memory-mapped and warmed at start (cached, Edge's default) or "
+        "read from disk on first use (cold, for collections larger than RAM).",
+    )
+    quantization: Literal["int8"] | None = Field(
+        default=None,
+        description="An int8 copy of every vector kept in RAM for search, the full ones rescoring the best hits.",
+    )
 
 
 class CollectionSchema(BaseModel):

@@ -3,9 +3,10 @@
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from haygate.errors import ConfigurationError, NotFoundError
-from haygate.ingest.schema import load_schema, schema_for
+from haygate.ingest.schema import StorageSettings, load_schema, schema_for
 
 COLLECTIONS = Path(__file__).resolve().parents[3] / "configs" / "collections"
 
@@ -28,3 +29,10 @@ def test_problems_name_the_file(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_text("name: bad\nrecord: {content: text, content_template: '{{ t }}'}\n")
     with pytest.raises(ConfigurationError, match=r"bad\.yaml: invalid collection schema: record: .*exactly one"):
         load_schema(tmp_path / "bad.yaml")
+
+
+def test_storage_settings_refuse_what_edge_does_not_offer() -> None:
+    with pytest.raises(ValidationError, match="vector_memory"):
+        StorageSettings.model_validate({"vector_memory": "pinned"})
+    with pytest.raises(ValidationError, match="quantization"):
+        StorageSettings.model_validate({"quantization": "int4"})

@@ -15,7 +15,7 @@ from haystack.document_stores.types import DuplicatePolicy
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.edge.faults import CHUNK_BYTES, INDEX_BYTES, MANIFEST, appendable_bytes, human, translate
 from haygate.document_stores.hybrid import HybridQuery
-from haygate.document_stores.payload import convert_id, payload_from_document
+from haygate.document_stores.payload import DENSE_VECTORS_NAME, convert_id, payload_from_document
 from haygate.errors import ConfigurationError, InvalidRequestError, StorageFullError, StoreDamagedError, envelope
 
 PROJECT = Path(__file__).resolve().parents[4]
@@ -327,6 +327,19 @@ def test_indexing_settings_from_yaml_reach_the_shard_and_survive_reopening(tmp_p
     assert reopened.count_documents() == 50
     reopened.close()
     assert json.loads((tmp_path / "tuned" / "edge_config.json").read_text())["hnsw_config"]["m"] == 12
+
+
+def test_vectors_on_disk_with_an_int8_copy_in_ram_still_find_the_nearest(tmp_path: Path) -> None:
+    storage: dict[str, int | str] = {"vector_memory": "cold", "quantization": "int8", "indexing_threshold_kb": 1}
+    store = EdgeDocumentStore("large", str(tmp_path), embedding_dim=4, storage=storage)
+    vectors = {str(i): [1.0, i / 50, 0.5, 0.1] for i in range(50)}
+    store.write_documents([Document(id=key, content=f"doc {key}", embedding=v) for key, v in vectors.items()])
+    store.optimize()
+    hits = store.hybrid_search(HybridQuery(dense=vectors["17"], limit=1))
+    assert hits[0].document.id == "17"
+    store.close()
+    dense = json.loads((tmp_path / "large" / "edge_config.json").read_text())["vectors"][DENSE_VECTORS_NAME]
+    assert dense["memory"] == "cold" and dense["quantization_config"]["scalar"] == {"type": "int8", "memory": "pinned"}
 
 
 def test_the_point_layout_is_qdrant_haystacks() -> None:
