@@ -17,6 +17,7 @@ import haygate._env  # noqa: F401  (offline defaults first)
 import argparse
 import json
 import math
+import re
 import statistics
 import sys
 import time
@@ -60,18 +61,44 @@ class Corpus:
     vectors: np.ndarray  # unit dense vectors, row per document
     sparse: list[dict[int, float]]  # BM25 document weights per token
     idf: dict[int, float]
+    texts: list[str]
+    sentence_vectors: np.ndarray | None = None  # unit vectors of every sentence, grouped by document
+    sentence_starts: np.ndarray | None = None  # first sentence row of each document
+
+    def best_sentence(self, query_vector: np.ndarray) -> np.ndarray:
+        """Per document, the cosine similarity of its sentence closest to the query (MaxP)."""
+        assert self.sentence_vectors is not None and self.sentence_starts is not None
+        return np.maximum.reduceat(self.sentence_vectors @ query_vector, self.sentence_starts)
+
+
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[])")
+
+
+def embed_sentences(corpus: Corpus, embedder: DenseTextEmbedder, cache: Path) -> None:
+    """Every document's title and sentences, embedded once and kept beside the eval index."""
+    groups = [[s for s in SENTENCE_BREAK.split(text) if s.strip()] or [text] for text in corpus.texts]
+    starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
+    if cache.exists():
+        vectors = np.load(cache)
+    else:
+        flat = [s for g in groups for s in g]
+        vectors = np.asarray(embedder.embedding_backend.embed(flat, batch_size=64), dtype=np.float32)  # type: ignore[union-attr]
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        np.save(cache, vectors)
+    corpus.sentence_vectors, corpus.sentence_starts = vectors, starts
 
 
 def load_corpus(store: Any) -> Corpus:
     """Every stored point's record id, dense and sparse vector (scrolled from the shard)."""
-    ids, vectors, sparse = [], [], []
+    ids, vectors, sparse, texts = [], [], [], []
     offset = None
     while True:
         points, offset = store.shard.scroll(
-            qe.ScrollRequest(offset=offset, limit=1000, with_payload=["meta.record_id"], with_vector=True)
+            qe.ScrollRequest(offset=offset, limit=1000, with_payload=["meta.record_id", "content"], with_vector=True)
         )
         for point in points:
             ids.append(str(point.payload["meta"]["record_id"]))
+            texts.append(str(point.payload.get("content") or ""))
             vectors.append(point.vector[DENSE_VECTORS_NAME])
             terms = point.vector.get(SPARSE_VECTORS_NAME)
             sparse.append(dict(zip(terms.indices, terms.values, strict=True)) if terms else {})
@@ -85,7 +112,7 @@ def load_corpus(store: Any) -> Corpus:
             df[token] = df.get(token, 0) + 1
     n = len(ids)
     idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}  # Qdrant's IDF modifier
-    return Corpus(ids, matrix, sparse, idf)
+    return Corpus(ids, matrix, sparse, idf, texts)
 
 
 def bm25_search(store: Any, terms: dict[int, float], depth: int) -> Ranking:
@@ -192,6 +219,7 @@ def collect(name: str, split: str, depth: int) -> tuple[Corpus, dict[str, QueryL
     corpus = load_corpus(store)
     embedder = DenseTextEmbedder(backend="onnx", model_cache_dir=str(settings.models_dir))
     embedder.warm_up()
+    embed_sentences(corpus, embedder, Path(settings.data_dir) / "study-sentences.npy")
     sparse = Bm25SparseTextEmbedder(language="english")
     texts = list(dataset.queries.values())
     vectors = np.asarray(embedder.embedding_backend.embed(texts, batch_size=64), dtype=np.float32)  # type: ignore[union-attr]
@@ -240,6 +268,17 @@ def variants(depth: int) -> dict[str, Callable[[Corpus, QueryLists, Any], Rankin
 
             found[f"bm25 prf k={k} terms={terms} weight={weight}"] = sparse_prf
 
+    found["maxp"] = lambda c, q, s: top(c.best_sentence(q.query_vector), c.ids, depth)
+    found["dbsf doc+maxp+bm25"] = lambda c, q, s: fuse(
+        [dense_top(c, q), top(c.best_sentence(q.query_vector), c.ids, depth), q.sparse], [1, 1, 1], dbsf_norm
+    )
+    for w in (0.3, 0.5, 0.7):
+
+        def mixed(c: Corpus, q: QueryLists, s: Any, w: float = w) -> Ranking:
+            dense = (1 - w) * q.dense + w * c.best_sentence(q.query_vector)
+            return fuse([top(dense, c.ids, depth), q.sparse], [0.5, 0.5], dbsf_norm)
+
+        found[f"dbsf (doc+maxp w={w}) + bm25"] = mixed
     for k in (3, 5):
 
         def both_prf(c: Corpus, q: QueryLists, s: Any, k: int = k) -> Ranking:

@@ -63,6 +63,7 @@ class HybridRetriever:
         min_score: float | None = None,
         payload_fields: list[str] | None = None,
         relevance_floor: dict[str, float] | None = None,
+        feedback: dict[str, float] | None = None,
     ) -> None:
         """
         :param document_store: the collection's store (the loader builds it from `{collection: name}`).
@@ -84,6 +85,9 @@ class HybridRetriever:
             Dropped hits are counted in the `metadata` output (`below_relevance_floor`).
         :param payload_fields: fetch only these payload paths (e.g. `meta.record_id`) when the rest of the
             pipeline needs nothing else; None fetches whole documents.
+        :param feedback: dense pseudo-relevance feedback, `{documents: 3, weight: 1.0}`: the query vector
+            moves toward the mean of the first ranking's top `documents` by `weight`, then the query runs
+            again (one more store query). Needs the dense source. None: off.
         :raises ConfigurationError: on a bad value, or a setting the others make irrelevant (naming both).
         """
         self.document_store = check_store(document_store, "retriever")
@@ -119,6 +123,15 @@ class HybridRetriever:
         if self.relevance_floor and any(not isinstance(v, int | float) for v in self.relevance_floor.values()):
             msg = f"relevance_floor values must be numbers, got {self.relevance_floor}"
             raise ConfigurationError(msg)
+        self.feedback = dict(feedback) if feedback else None
+        if self.feedback is not None:
+            unknown = set(self.feedback) - {"documents", "weight"}
+            documents, weight = self.feedback.get("documents"), self.feedback.get("weight", 1.0)
+            if unknown or not isinstance(documents, int) or documents < 1 or not isinstance(weight, int | float):
+                msg = f"feedback takes {{documents: int >= 1, weight: number}}, got {self.feedback}"
+                raise ConfigurationError(msg)
+            if weight < 0:
+                raise ConfigurationError(f"feedback weight must be at least 0, got {weight}")
         settings = self._settings()
         refused: dict[str, list[str]] = {}
         for name, why in self.ignored_settings(settings).items():
@@ -142,9 +155,11 @@ class HybridRetriever:
         settings = {**defaults, **init_parameters}
         sources = configured_sources(settings["use_dense"], settings["use_sparse"], settings["text_fields"])
         ignored: dict[str, str] = {}
+        if settings.get("feedback") and DENSE not in sources:
+            ignored["feedback"] = "feedback moves the dense query vector, and use_dense is false"
         if len(sources) == 1:
             alone = f"use_dense, use_sparse and text_fields leave one source ({sources[0]}), so nothing is fused"
-            return dict.fromkeys(("fusion", "rrf_k", "weights", "prefetch_limit"), alone)
+            return {**ignored, **dict.fromkeys(("fusion", "rrf_k", "weights", "prefetch_limit"), alone)}
         fusion = settings["fusion"] or DEFAULT_FUSION
         if fusion != "rrf":
             ignored["rrf_k"] = f"fusion '{fusion}' takes no rrf_k (only fusion 'rrf' does)"
@@ -182,6 +197,7 @@ class HybridRetriever:
             "min_score": self.min_score,
             "payload_fields": self.payload_fields,
             "relevance_floor": self.relevance_floor,
+            "feedback": self.feedback,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -235,6 +251,8 @@ class HybridRetriever:
             rrf_k=next((k for k in (rrf_k, self.rrf_k) if k is not None), DEFAULT_RRF_K),
             weights=self.weights,
             payload_fields=tuple(self.payload_fields) if self.payload_fields is not None else None,
+            feedback_documents=int((self.feedback or {}).get("documents", 0)),
+            feedback_weight=float((self.feedback or {}).get("weight", 1.0)),
         )
         threshold = min_score if min_score is not None else self.min_score
         documents, below_floor = [], 0

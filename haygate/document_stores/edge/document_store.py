@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
+from uuid import UUID
 
 import qdrant_edge as qe
 from haystack import Document, default_from_dict, default_to_dict
@@ -510,6 +511,17 @@ class EdgeDocumentStore(HybridDocumentStore):
         with self._edge("searching"):
             answers = self.shard.query_batch(qe.QueryBatchRequest(batch))
         return [[ScoredPoint(str(p.id), p.score, p.payload) for p in points] for points in answers]
+
+    def _dense_vectors(self, point_ids: list[str]) -> list[list[float]]:
+        ids: list[int | UUID | str] = [int(i) if i.isdigit() else i for i in point_ids]
+        with self._edge("searching"):
+            records = self.shard.retrieve(ids, False, [DENSE_VECTORS_NAME])
+        found = []
+        for record in records:
+            vector = record.vector.get(DENSE_VECTORS_NAME) if isinstance(record.vector, dict) else None
+            if isinstance(vector, list) and vector and isinstance(vector[0], float):
+                found.append([float(x) for x in vector])
+        return found
 
     def _request(self, query: HybridQuery, request: RankedList, condition: qe.Filter | None) -> qe.QueryRequest:
         if not request.fused:

@@ -230,6 +230,13 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         responses = self._connected().query_batch_points(self.index, requests=batch)
         return [[ScoredPoint(str(p.id), p.score, p.payload) for p in response.points] for response in responses]
 
+    def _dense_vectors(self, point_ids: list[str]) -> list[list[float]]:
+        records = self._connected().retrieve(
+            self.index, ids=point_ids, with_payload=False, with_vectors=[DENSE_VECTORS_NAME]
+        )
+        vectors = [r.vector.get(DENSE_VECTORS_NAME) for r in records if isinstance(r.vector, dict)]
+        return [list(v) for v in vectors if v is not None]
+
     def _request(self, query: HybridQuery, request: RankedList, condition: rest.Filter | None) -> rest.QueryRequest:
         if not request.fused:
             [source] = request.sources

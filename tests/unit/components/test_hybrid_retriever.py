@@ -55,6 +55,10 @@ class TestHybridRetriever:
             ({"text_fields": ["content"], "weights": {"text:meta.title": 5.0}}, ["weights", "text_fields"]),
             ({"top_k": 100, "prefetch_limit": 50}, ["prefetch_limit 50 is below top_k 100"]),
             (
+                {"use_dense": False, "feedback": {"documents": 3}},
+                ["feedback is ignored", "use_dense is false"],
+            ),
+            (
                 {"use_sparse": False, "fusion": "rrf", "rrf_k": 10, "prefetch_limit": 200},
                 ["fusion, rrf_k and prefetch_limit are ignored", "use_dense, use_sparse and text_fields", "(dense)"],
             ),
@@ -111,8 +115,26 @@ class TestHybridRetriever:
                 "min_score": None,
                 "payload_fields": None,
                 "relevance_floor": None,
+                "feedback": None,
             },
         }
+
+    @pytest.mark.parametrize("feedback", [{"documents": 0}, {"documents": 3, "weight": -1}, {"docs": 3}])
+    def test_feedback_settings_are_checked(self, tiny_store: EdgeDocumentStore, feedback: dict[str, Any]) -> None:
+        with pytest.raises(ConfigurationError, match="feedback"):
+            HybridRetriever(tiny_store, feedback=feedback)
+
+    def test_feedback_moves_the_query_toward_its_best_document(self, tmp_path: Path) -> None:
+        """Nearest to the query is x; feedback from x lifts y (x's neighbour) above z (the query's)."""
+        store = EdgeDocumentStore("fb", str(tmp_path), embedding_dim=4)
+        vectors = {"x": [0.9, 0.43, 0.0, 0.0], "y": [0.5, 0.86, 0.0, 0.0], "z": [0.7, -0.71, 0.0, 0.0]}
+        store.write_documents([Document(id=k, content=k, embedding=v) for k, v in vectors.items()])
+        query = [1.0, 0.0, 0.0, 0.0]
+        plain = HybridRetriever(store, use_sparse=False).run(query_embedding=query)["documents"]
+        moved = HybridRetriever(store, use_sparse=False, feedback={"documents": 1, "weight": 2.0})
+        assert [d.id for d in plain] == ["x", "z", "y"]
+        assert [d.id for d in moved.run(query_embedding=query)["documents"]] == ["x", "y", "z"]
+        store.close()
 
     def test_from_dict(self, tiny_store: EdgeDocumentStore) -> None:
         retriever = HybridRetriever.from_dict(HybridRetriever(tiny_store, weights={"dense": 2.0}).to_dict())
