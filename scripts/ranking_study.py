@@ -279,6 +279,23 @@ def variants(depth: int) -> dict[str, Callable[[Corpus, QueryLists, Any], Rankin
             return fuse([top(dense, c.ids, depth), q.sparse], [0.5, 0.5], dbsf_norm)
 
         found[f"dbsf (doc+maxp w={w}) + bm25"] = mixed
+    for w in (0.3, 0.5):
+        for k, beta in ((3, 0.5), (3, 1.0), (5, 1.0)):
+
+            def mixed_prf(c: Corpus, q: QueryLists, s: Any, w: float = w, k: int = k, beta: float = beta) -> Ranking:
+                first = fuse(
+                    [top((1 - w) * q.dense + w * c.best_sentence(q.query_vector), c.ids, depth), q.sparse],
+                    [0.5, 0.5],
+                    dbsf_norm,
+                )
+                index = {doc: i for i, doc in enumerate(c.ids)}
+                feedback = [index[d] for d in sorted(first, key=lambda d: -first[d])[:k]]
+                moved = q.query_vector + beta * c.vectors[feedback].mean(axis=0)
+                moved /= np.linalg.norm(moved)
+                dense = (1 - w) * (c.vectors @ moved) + w * c.best_sentence(moved)
+                return fuse([top(dense, c.ids, depth), q.sparse], [0.5, 0.5], dbsf_norm)
+
+            found[f"dbsf (doc+maxp w={w}) + bm25, dense prf k={k} beta={beta}"] = mixed_prf
     for k in (3, 5):
 
         def both_prf(c: Corpus, q: QueryLists, s: Any, k: int = k) -> Ranking:

@@ -6,10 +6,16 @@
 - semantic evidence: for each vocabulary skill the CV does not name, its closest short phrase and the
   cosine similarity, so `SkillCoverageRanker` can match "container orchestration" to Kubernetes with a
   threshold set at query time (calibrating needs no re-index).
+
+Its second output, `phrases`, is every short phrase of each CV as a document of its own (`document_type:
+phrase`, the CV's `record_id` and `record_hash`, the vector already computed), written beside the CV's
+chunks: a requested skill outside the vocabulary is then matched against what each CV says, by a vector
+search over these phrases, and they are replaced and deleted with their CV.
 """
 
 import dataclasses
 import datetime as dt
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +25,7 @@ from haystack import Document, component, default_from_dict, default_to_dict
 from haygate.components.dense_text_embedder import DenseTextEmbedder
 from haygate.components.models import DEFAULT_MODEL
 from haygate.errors import InvalidRecordError
-from haygate.text.cv_profile import PHRASE_WORDS, SkillVocabulary, cv_profile, phrases
+from haygate.text.cv_profile import PHRASE, PHRASE_WORDS, SkillVocabulary, cv_profile, phrases
 
 
 @component
@@ -70,7 +76,7 @@ class CvProfiler:
                 [self._vocabulary.semantic_text(s) for s in self._vocabulary.skills]
             )
 
-    @component.output_types(documents=list[Document])
+    @component.output_types(documents=list[Document], phrases=list[Document])
     def run(self, documents: list[Document]) -> dict[str, Any]:
         """
         :param documents: whole CVs (before splitting). `meta.as_of` (an ISO date) is when the CV was
@@ -86,13 +92,14 @@ class CvProfiler:
         # Ingest embeds each phrase once; the query cache is for repeated queries, not for a whole corpus.
         vectors = self._embedder.embed_many(unique, cache=False) if unique else np.zeros((0, 1))
         row = {p: i for i, p in enumerate(unique)}
-        profiled = []
+        profiled, phrase_documents = [], []
         for document, profile, found in zip(documents, profiles, cv_phrases, strict=True):
             evidence = self._evidence(found, vectors, row, profile["skills"])
             profiled.append(
                 dataclasses.replace(document, meta={**document.meta, **profile, "skill_semantic": evidence})
             )
-        return {"documents": profiled}
+            phrase_documents += _phrase_documents(document, found, vectors, row)
+        return {"documents": profiled, "phrases": phrase_documents}
 
     def _evidence(
         self, cv_phrases: list[str], vectors: np.ndarray, row: dict[str, int], named: list[str]
@@ -108,6 +115,24 @@ class CvProfiler:
             if skill not in named and score >= self.floor:
                 evidence.append({"skill": skill, "phrase": cv_phrases[best], "similarity": round(score, 4)})
         return evidence
+
+
+PHRASE_META = ("record_id", "record_hash", "name")
+
+
+def _phrase_documents(cv: Document, found: list[str], vectors: np.ndarray, row: dict[str, int]) -> list[Document]:
+    """One document per phrase of a CV, with the CV's identity (so it is replaced and deleted with the CV)."""
+    meta = {key: cv.meta[key] for key in PHRASE_META if key in cv.meta}
+    record = str(cv.meta.get("record_id", cv.id))
+    return [
+        Document(
+            id=f"{record}#phrase:{hashlib.sha1(phrase.encode()).hexdigest()[:16]}",
+            content=phrase,
+            meta={**meta, "document_type": PHRASE},
+            embedding=vectors[row[phrase]].tolist(),
+        )
+        for phrase in found
+    ]
 
 
 def _as_of(document: Document) -> dt.date | None:

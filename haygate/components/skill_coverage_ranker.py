@@ -2,9 +2,15 @@
 
 Each required and preferred skill is matched against a candidate in three ways, and the match says which:
 `exact` (the CV uses the skill's own name), `alias` (a name from the vocabulary: "K8s" for Kubernetes) or
-`semantic` (a short phrase of the CV embeds close to the skill: "container orchestration"). Phrase
-similarities were stored at ingest by `CvProfiler`; the threshold is applied here, so calibrating needs
-no re-index.
+`semantic` (a short phrase of the CV embeds close to the skill: "container orchestration"). For vocabulary
+skills, phrase similarities were stored at ingest by `CvProfiler`. Any requested wording, in the vocabulary
+or not ("relational databases"), is also searched among the CVs' own phrases (`document_type: phrase`), and
+the closest phrase of each CV at `phrase_threshold` or above is a semantic match. Thresholds apply here,
+so calibrating needs no re-index.
+
+Candidates are not only the CVs whose chunks retrieval ranked: every CV that holds a required skill
+(by the vocabulary's profile or by a phrase match) is considered, so a good candidate is not lost because
+the sentence the query builder wrote ranked its chunks low.
 """
 
 import re
@@ -17,9 +23,9 @@ from haystack import Document, component, default_from_dict, default_to_dict
 
 from haygate.components.dense_text_embedder import DenseTextEmbedder
 from haygate.components.models import DEFAULT_MODEL
-from haygate.document_stores.hybrid import HybridDocumentStore, check_store
+from haygate.document_stores.hybrid import DENSE, HybridDocumentStore, HybridQuery, check_store
 from haygate.errors import ConfigurationError
-from haygate.text.cv_profile import MatchMethod, SkillVocabulary, normalise
+from haygate.text.cv_profile import CV, PHRASE, MatchMethod, SkillVocabulary, normalise
 
 
 @dataclass(frozen=True)
@@ -29,6 +35,13 @@ class SkillMatch:
     method: MatchMethod
     evidence: str
     similarity: float | None = None
+    named: bool = False  # the CV names the vocabulary skill the request was mapped to by meaning
+
+    @property
+    def strength(self) -> float:
+        """1 when the CV names the skill (itself, an alias, or the vocabulary skill the request means), else
+        the similarity of the CV phrase that matched: a CV that names the skill outranks one that does not."""
+        return 1.0 if self.similarity is None or self.named else self.similarity
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -52,6 +65,10 @@ class SkillCoverageRanker:
         semantic_threshold: float = 0.7,
         top_k: int = 5,
         model_cache_dir: Path | None = None,
+        phrase_threshold: float | None = None,
+        phrase_limit: int = 500,
+        max_candidates: int = 300,
+        vocabulary_threshold: float | None = None,
     ) -> None:
         """
         :param document_store: the CV collection; a candidate's whole CV is read from it, not just the hits.
@@ -60,15 +77,34 @@ class SkillCoverageRanker:
         :param semantic_threshold: cosine similarity a CV phrase needs to count as a semantic match.
         :param top_k: how many candidates to return when the run does not say.
         :param model_cache_dir: where the model's ONNX export is kept; the loader sets it beside the data.
+        :param phrase_threshold: cosine similarity between the requested wording and a CV phrase that counts
+            as a semantic match (None: phrases are not searched).
+        :param phrase_limit: the most similar phrases read per requested skill.
+        :param max_candidates: the most CVs read per call (retrieved ones first, then skill holders).
+        :param vocabulary_threshold: cosine similarity between the requested wording and a vocabulary skill's
+            description (`Skill (means)`) that maps the request to that skill, so its holders match
+            semantically (None: `semantic_threshold`).
         """
-        if not 0 < semantic_threshold <= 1:
-            raise ConfigurationError(f"semantic_threshold must be in (0, 1], got {semantic_threshold}")
+        thresholds = (
+            ("semantic_threshold", semantic_threshold),
+            ("phrase_threshold", phrase_threshold),
+            ("vocabulary_threshold", vocabulary_threshold),
+        )
+        for name, threshold in thresholds:
+            if threshold is not None and not 0 < threshold <= 1:
+                raise ConfigurationError(f"{name} must be in (0, 1], got {threshold}")
+        if phrase_threshold is not None and not semantic_model:
+            raise ConfigurationError("phrase_threshold needs semantic_model: phrases are matched by embedding")
         self.document_store = check_store(document_store, "skill ranker")
         self.vocabulary = str(vocabulary)
         self.semantic_model = semantic_model
         self.semantic_threshold = semantic_threshold
         self.top_k = top_k
         self.model_cache_dir = None if model_cache_dir is None else str(model_cache_dir)
+        self.phrase_threshold = phrase_threshold
+        self.phrase_limit = phrase_limit
+        self.max_candidates = max_candidates
+        self.vocabulary_threshold = vocabulary_threshold
         self._embedder = (
             DenseTextEmbedder(model=semantic_model, model_cache_dir=model_cache_dir) if semantic_model else None
         )
@@ -84,6 +120,10 @@ class SkillCoverageRanker:
             semantic_threshold=self.semantic_threshold,
             top_k=self.top_k,
             model_cache_dir=self.model_cache_dir,
+            phrase_threshold=self.phrase_threshold,
+            phrase_limit=self.phrase_limit,
+            max_candidates=self.max_candidates,
+            vocabulary_threshold=self.vocabulary_threshold,
         )
 
     @classmethod
@@ -106,22 +146,29 @@ class SkillCoverageRanker:
         required_skills: list[str],
         preferred_skills: list[str] | None = None,
         top_k: int | None = None,
+        filters: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """
         :param documents: retrieved CV chunks; several can belong to one candidate.
+        :param filters: the retrieval's filters (experience level, tenant): a CV found by its skills rather
+            than by retrieval is considered only if it passes them too.
         :returns: one Document per candidate, best first, with the match in its meta.
         """
         self.warm_up()
         required = _skills(required_skills)
         preferred = [s for s in _skills(preferred_skills) if s not in required]
         targets = {skill: self._target(skill) for skill in required + preferred}
+        said = {skill: self._phrase_matches(skill) for skill in required + preferred}
         best_score: dict[str, float] = {}
         for document in documents:
             rid = str(document.meta.get("record_id", document.id))
             best_score[rid] = max(best_score.get(rid, 0.0), float(document.score or 0.0))
-        whole = self._whole_cvs(list(best_score))
+        holders = self._skill_holders([c for s in required if (c := targets[s][0]) is not None], filters)
+        holders += [rid for skill in required for rid in said[skill]]
+        considered = list(dict.fromkeys([*best_score, *holders]))[: self.max_candidates]
+        whole = self._whole_cvs(considered, filters)
         ranked = []
-        for rid, retrieval_score in best_score.items():
+        for rid in considered:
             cv = whole.get(rid)
             if cv is None:
                 continue
@@ -129,11 +176,11 @@ class SkillCoverageRanker:
                 m
                 for skills, is_required in ((required, True), (preferred, False))
                 for skill in skills
-                if (m := self._match(cv, skill, is_required, *targets[skill])) is not None
+                if (m := self._match(cv, skill, is_required, *targets[skill], said[skill].get(rid))) is not None
             ]
             if required and not any(m.required for m in matches):
                 continue  # nothing in common with the request: not a candidate
-            ranked.append(self._candidate(cv, rid, required, preferred, matches, retrieval_score))
+            ranked.append(self._candidate(cv, rid, required, preferred, matches, best_score.get(rid, 0.0)))
         ranked.sort(key=lambda d: (-(d.score or 0.0), d.meta["candidate_id"]))
         return {"documents": ranked[: top_k if top_k is not None else self.top_k]}
 
@@ -145,15 +192,46 @@ class SkillCoverageRanker:
             return canonical, None
         similarity = self._skill_vectors @ self._embedder.embed_many([skill])[0]
         best = int(np.argmax(similarity))
-        if similarity[best] >= self.semantic_threshold:
+        threshold = self.vocabulary_threshold if self.vocabulary_threshold is not None else self.semantic_threshold
+        if similarity[best] >= threshold:
             return self._vocabulary.skills[best], float(similarity[best])
         return None, None
 
-    def _whole_cvs(self, record_ids: list[str]) -> dict[str, Document]:
-        """All chunks of each candidate, joined in order: skills can sit in a chunk retrieval did not return."""
+    def _phrase_matches(self, skill: str) -> dict[str, tuple[str, float]]:
+        """record id -> (its CV phrase closest to the requested wording, similarity), at the threshold or above."""
+        if self.phrase_threshold is None or self._embedder is None:
+            return {}
+        query = HybridQuery(
+            dense=self._embedder.embed_many([skill])[0].tolist(),
+            filters=_of_type(PHRASE),
+            limit=self.phrase_limit,
+            payload_fields=("meta.record_id", "content"),
+        )
+        found: dict[str, tuple[str, float]] = {}
+        for hit in self.document_store.hybrid_search(query):
+            similarity = hit.source_scores.get(DENSE)
+            if similarity is None or similarity < self.phrase_threshold:
+                break  # best first: the rest are further away
+            rid = str(hit.payload["meta"]["record_id"])
+            found.setdefault(rid, (str(hit.payload.get("content", "")), float(similarity)))
+        return found
+
+    def _skill_holders(self, skills: list[str], filters: dict[str, Any] | None) -> list[str]:
+        """Record ids of the CVs whose profile names any of these vocabulary skills (and pass `filters`)."""
+        if not skills:
+            return []
+        condition = {"field": "meta.skills", "operator": "in", "value": sorted(set(skills))}
+        holders = self.document_store.meta_by_filter(_of_type(CV, condition, filters))
+        return sorted({str(d.meta["record_id"]) for d in holders})
+
+    def _whole_cvs(self, record_ids: list[str], filters: dict[str, Any] | None) -> dict[str, Document]:
+        """All chunks of each candidate, joined in order: skills can sit in a chunk retrieval did not return.
+        Candidates whose CV does not pass `filters` are left out."""
         if not record_ids:
             return {}
-        chunks = self.document_store.meta_by_filter({"field": "meta.record_id", "operator": "in", "value": record_ids})
+        chunks = self.document_store.meta_by_filter(
+            _of_type(CV, {"field": "meta.record_id", "operator": "in", "value": record_ids}, filters)
+        )
         by_record: dict[str, list[Document]] = {}
         for chunk in chunks:
             by_record.setdefault(str(chunk.meta["record_id"]), []).append(chunk)
@@ -165,17 +243,33 @@ class SkillCoverageRanker:
         return whole
 
     def _match(
+        self,
+        cv: Document,
+        skill: str,
+        is_required: bool,
+        canonical: str | None,
+        mapped: float | None,
+        said: tuple[str, float] | None,
+    ) -> SkillMatch | None:
+        """The strongest way this CV covers the skill: its own name or an alias, then a semantic match (the
+        vocabulary's stored evidence, then the CV phrase closest to the wording as requested)."""
+        match = self._vocabulary_match(cv, skill, is_required, canonical, mapped)
+        if match is None and canonical is None and _mentions(cv.content or "", skill):
+            match = SkillMatch(skill, is_required, "exact", normalise(skill))  # the CV's own words
+        if match is None and said is not None:
+            match = SkillMatch(skill, is_required, "semantic", said[0], said[1])
+        return match
+
+    def _vocabulary_match(
         self, cv: Document, skill: str, is_required: bool, canonical: str | None, mapped: float | None
     ) -> SkillMatch | None:
         assert self._vocabulary is not None
         forms = set(cv.meta.get("skill_forms") or [])
         if canonical is None:
-            # Not in the vocabulary: only the CV's own words can match it.
-            found = _mentions(cv.content or "", skill)
-            return SkillMatch(skill, is_required, "exact", normalise(skill)) if found else None
+            return None
         if canonical in (cv.meta.get("skills") or []):
             if mapped is not None:  # the request named something the vocabulary only knows by meaning
-                return SkillMatch(skill, is_required, "semantic", canonical, mapped)
+                return SkillMatch(skill, is_required, "semantic", canonical, mapped, named=True)
             own = sorted({normalise(skill), normalise(canonical)} & forms)
             if own:
                 return SkillMatch(skill, is_required, "exact", ", ".join(own))
@@ -198,8 +292,9 @@ class SkillCoverageRanker:
     ) -> Document:
         matched_required = [m.skill for m in matches if m.required]
         matched_preferred = [m.skill for m in matches if not m.required]
+        strength = sum(m.strength for m in matches) / len(matches) if matches else 0.0
         score = match_score(
-            len(matched_required), len(required), len(matched_preferred), len(preferred), retrieval_score
+            len(matched_required), len(required), len(matched_preferred), len(preferred), strength, retrieval_score
         )
         meta = {
             "candidate_id": rid,
@@ -219,16 +314,27 @@ class SkillCoverageRanker:
 
 
 def match_score(
-    matched_required: int, required: int, matched_preferred: int, preferred: int, retrieval: float
+    matched_required: int, required: int, matched_preferred: int, preferred: int, strength: float, retrieval: float
 ) -> float:
-    """A score in [0, 1] that orders lexicographically: required coverage, preferred coverage, retrieval.
+    """A score in [0, 1] that orders: required coverage, preferred coverage, then how strong the matches are
+    and the retrieval score.
 
-    Each extra required skill is worth a whole band of width 1/(required+1); preferred coverage and the
-    retrieval score only move a candidate within its band, so missing a required skill always costs more
-    than any amount of preferred skills can give back.
+    Each extra required skill is worth a whole band of width 1/(required+1); preferred coverage, the
+    matches' strength (1 for a name or an alias, the similarity for a semantic match) and the retrieval
+    score only move a candidate within its band, so missing a required skill always costs more than any
+    amount of preferred skills can give back.
     """
-    within = (matched_preferred + 0.99 * min(max(retrieval, 0.0), 1.0)) / (preferred + 1)
+    strength, retrieval = min(max(strength, 0.0), 1.0), min(max(retrieval, 0.0), 1.0)
+    closeness = (round(strength, 2) * 100 + retrieval) / 101  # strength first (to 0.01), then retrieval
+    within = (matched_preferred + 0.99 * closeness) / (preferred + 1)
     return round((matched_required + within) / (required + 1), 6)
+
+
+def _of_type(document_type: str, *conditions: dict[str, Any] | None) -> dict[str, Any]:
+    """Documents of this type that meet every given condition (None ones are skipped)."""
+    kind = {"field": "meta.document_type", "operator": "==", "value": document_type}
+    given = [c for c in conditions if c]
+    return kind if not given else {"operator": "AND", "conditions": [kind, *given]}
 
 
 def _skills(value: Any) -> list[str]:

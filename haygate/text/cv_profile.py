@@ -20,6 +20,8 @@ from haygate.errors import ConfigurationError
 
 ExperienceLevel = Literal["junior", "mid", "senior", "unknown"]
 MatchMethod = Literal["exact", "alias", "semantic"]
+CV = "CV"  # the document_type of a CV's chunks
+PHRASE = "phrase"  # the document_type of a CV's short phrases, each embedded (written beside its chunks)
 # What a CV's years rest on: its own stated total; work-history ranges that all have an end ("cv_dates"); ranges
 # "to Present" measured to the record's `as_of`; or, without `as_of`, measured only as far as the CV's latest
 # date, so the years are a lower bound ("open_ended").
@@ -317,7 +319,7 @@ class CvProfile:
 
     def as_meta(self) -> dict[str, Any]:
         return {
-            "document_type": "CV",
+            "document_type": CV,
             "skill_vocabulary": self.vocabulary,
             "skills": self.skills,
             "skill_forms": self.skill_forms,

@@ -12,7 +12,7 @@ from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import ingest_files
 from haygate.settings import Settings
-from tests.conftest import mcp_for
+from tests.conftest import PROJECT, make_settings, mcp_for
 
 pytestmark = pytest.mark.integration
 
@@ -109,6 +109,46 @@ async def test_a_skill_named_by_its_meaning_matches_semantically(gateway: Gatewa
     ids = {c["candidate_id"] for c in data["candidates"]}
     assert K8S_ONLY | {ORCHESTRATION_ONLY} <= ids
     assert {d["method"] for c in data["candidates"] for d in c["match_details"]} == {"semantic"}
+
+
+async def test_a_wording_outside_the_vocabulary_matches_what_the_cv_says(gateway: Gateway) -> None:
+    """No vocabulary skill means "recommender systems"; fx-cv-01's headline says "Recommendation Systems"."""
+    data = await search(gateway, required_skills=["recommender systems"])
+    first = data["candidates"][0]
+    assert first["candidate_id"] == "fx-cv-01"
+    [detail] = first["match_details"]
+    assert detail["method"] == "semantic" and detail["evidence"] == "Recommendation Systems"
+    assert detail["similarity"] >= 0.72
+
+
+async def test_a_request_that_means_a_vocabulary_skill_finds_the_cvs_that_name_it(gateway: Gateway) -> None:
+    data = await search(gateway, required_skills=["relational databases"], top_k=50)
+    named = await search(gateway, required_skills=["SQL"], top_k=50)
+    assert {c["candidate_id"] for c in named["candidates"]} <= {c["candidate_id"] for c in data["candidates"]}
+    for candidate in data["candidates"][: len(named["candidates"])]:  # the CVs that name SQL come first
+        [detail] = candidate["match_details"]
+        assert detail["method"] == "semantic" and detail["evidence"] == "SQL"
+
+
+@pytest.mark.parametrize("nonsense", ["underwater basket weaving", "beekeeping", "Solidity smart contracts"])
+async def test_a_skill_no_cv_has_still_gets_the_empty_result(gateway: Gateway, nonsense: str) -> None:
+    data = await search(gateway, required_skills=[nonsense])
+    assert data["candidates"] == [] and data["metadata"]["message"] == MESSAGE
+
+
+def test_a_cvs_phrases_are_written_and_deleted_with_it(tmp_path: Path) -> None:
+    from haygate.ingest.indexer import delete_records
+
+    with Loader(make_settings(tmp_path)) as loader:
+        collection = loader.collection("candidates")
+        ingest_files(collection, [PROJECT / "samples" / "candidates" / "cvs.jsonl"], progress=False)
+        phrases = {"field": "meta.document_type", "operator": "==", "value": "phrase"}
+        one_cv = {"field": "meta.record_id", "operator": "==", "value": "fx-cv-01"}
+        of_one = {"operator": "AND", "conditions": [phrases, one_cv]}
+        assert collection.store.count_documents(of_one) > 20
+        delete_records(collection.store, ["fx-cv-01"])
+        assert collection.store.count_documents(of_one) == 0
+        assert collection.store.count_documents(phrases) > 0  # the other CVs keep theirs
 
 
 async def test_experience_level_filters(gateway: Gateway) -> None:

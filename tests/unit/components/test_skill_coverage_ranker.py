@@ -48,10 +48,11 @@ class TestSkillCoverageRanker:
 
 
 def test_match_score_orders_required_then_preferred_then_retrieval() -> None:
-    all_required_nothing_else = match_score(3, 3, 0, 5, 0.0)
-    one_missing_everything_else = match_score(2, 3, 5, 5, 1.0)
+    all_required_nothing_else = match_score(3, 3, 0, 5, 0.0, 0.0)
+    one_missing_everything_else = match_score(2, 3, 5, 5, 1.0, 1.0)
     assert one_missing_everything_else < all_required_nothing_else
-    assert match_score(3, 3, 1, 2, 0.2) > match_score(3, 3, 0, 2, 0.9)
-    assert match_score(3, 3, 1, 2, 0.9) > match_score(3, 3, 1, 2, 0.2)
-    assert match_score(0, 1, 0, 0, 0.0) >= 0 and match_score(50, 50, 50, 50, 1.0) <= 1
-    assert np.isclose(match_score(1, 1, 0, 0, 1.0), (1 + 0.99) / 2)
+    assert match_score(3, 3, 1, 2, 0.7, 0.2) > match_score(3, 3, 0, 2, 1.0, 0.9)
+    assert match_score(3, 3, 1, 2, 1.0, 0.9) > match_score(3, 3, 1, 2, 1.0, 0.2)
+    assert match_score(3, 3, 1, 2, 1.0, 0.0) > match_score(3, 3, 1, 2, 0.72, 0.9)  # a name beats a paraphrase
+    assert match_score(0, 1, 0, 0, 0.0, 0.0) >= 0 and match_score(50, 50, 50, 50, 1.0, 1.0) <= 1
+    assert np.isclose(match_score(1, 1, 0, 0, 1.0, 1.0), (1 + 0.99) / 2)

@@ -1,0 +1,273 @@
+"""Build the judged paraphrase set for `search_by_skills` (BEIR layout: queries.jsonl, qrels/test.tsv).
+
+The query texts are written by hand below: recruiter-style requests for a vocabulary skill that mostly do not
+name it ("relational database querying" for SQL), some that name it inside a longer phrase ("SQL querying"),
+and nonsense or absent skills that no CV has. Relevance is computed from the real annotated CVs with the rule
+of scripts/skills_precision.py: a CV is relevant to a query when its annotations or its text name the query's
+skill by its canonical name or an alias from configs/skills.yaml. Only CV ids are written, never CV text.
+
+    .venv/bin/python evaluation/search_by_skills/build.py --resumes ../shared/data/resumes/resumes.jsonl
+"""
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any, Literal
+
+from haygate.text.cv_profile import SkillVocabulary
+
+HERE = Path(__file__).resolve().parent
+PROJECT = HERE.parents[1]
+DEFAULT_RESUMES = PROJECT.parent / "shared" / "data" / "resumes" / "resumes.jsonl"
+DEFAULT_SKILLS = PROJECT / "configs" / "skills.yaml"
+MIN_CVS = 3  # a skill gets queries when at least this many CVs are relevant to it
+MAX_WORDS = 6
+
+Kind = Literal["descriptive", "contains_name", "nonsense"]
+
+# Skills the relevance rule gets mostly wrong on these CVs, so their qrels would judge the tool on noise.
+EXCLUDED: dict[str, str] = {
+    "Go": "14 CVs by the rule, 13 of them 'go-live' / 'at one go' / 'go-to-market'; only cv-21 lists Go Lang",
+    "R": "16 CVs by the rule, mostly 'SAP R/3', 'R&D', 'FI-A/R' and initials; about 2 CVs list the R language",
+}
+
+# (canonical skill, kind, request). "descriptive" never names the skill; "contains_name" names it, or a
+# common variant of it, inside a longer phrase. Each request may mention no other vocabulary skill.
+PARAPHRASES: list[tuple[str, Kind, str]] = [
+    ("AWS", "descriptive", "Amazon cloud services"),
+    ("AWS", "contains_name", "AWS cloud infrastructure"),
+    ("Agile", "descriptive", "iterative sprint-based delivery"),
+    ("Agile", "descriptive", "sprint planning and daily standups"),
+    ("Agile", "contains_name", "Agile project methodology"),
+    ("Angular", "descriptive", "Google's single-page app framework"),
+    ("Angular", "contains_name", "Angular front-end development"),
+    ("Ansible", "descriptive", "agentless configuration management"),
+    ("Ansible", "descriptive", "server provisioning playbooks"),
+    ("Ansible", "contains_name", "Ansible playbook automation"),
+    ("Azure", "descriptive", "Microsoft cloud platform"),
+    ("Azure", "contains_name", "Azure cloud development"),
+    ("C#", "descriptive", "Microsoft .NET programming language"),
+    ("C#", "contains_name", "C# .NET development"),
+    ("C++", "descriptive", "object-oriented programming with templates and STL"),
+    ("C++", "contains_name", "C plus plus programming"),
+    ("C++", "contains_name", "C/C++ software development"),
+    ("CI/CD", "descriptive", "automated build and release pipelines"),
+    ("CI/CD", "descriptive", "build and deployment automation"),
+    ("CI/CD", "contains_name", "CI-CD pipeline setup"),
+    ("CSS", "descriptive", "web page styling and layout"),
+    ("CSS", "descriptive", "cascading style sheets"),
+    ("CSS", "contains_name", "responsive CSS layouts"),
+    ("Data Analysis", "descriptive", "analysing data to find insights"),
+    ("Data Analysis", "descriptive", "exploratory analysis of business data"),
+    ("Data Analysis", "contains_name", "data analysis and reporting"),
+    ("Deep Learning", "descriptive", "neural network modelling"),
+    ("Deep Learning", "descriptive", "training deep neural nets"),
+    ("Deep Learning", "contains_name", "deep learning models"),
+    ("Django", "contains_name", "Django REST framework"),
+    ("Django", "contains_name", "Django-based web backends"),
+    ("Docker", "descriptive", "software containerization"),
+    ("Docker", "descriptive", "packaging applications as containers"),
+    ("Docker", "contains_name", "Dockerizing applications"),
+    ("ETL", "descriptive", "extract transform load processes"),
+    ("ETL", "descriptive", "data warehouse loading jobs"),
+    ("ETL", "contains_name", "ETL job development"),
+    ("Excel", "descriptive", "spreadsheets and pivot tables"),
+    ("Excel", "descriptive", "VLOOKUP and spreadsheet formulas"),
+    ("Excel", "contains_name", "advanced Excel reporting"),
+    ("GCP", "descriptive", "Google's public cloud"),
+    ("GCP", "contains_name", "GCP cloud deployments"),
+    ("Git", "descriptive", "distributed version control"),
+    ("Git", "descriptive", "branching and merging with pull requests"),
+    ("Git", "contains_name", "Git version control"),
+    ("HTML", "descriptive", "web page markup"),
+    ("HTML", "descriptive", "front-end markup and page structure"),
+    ("HTML", "contains_name", "semantic HTML markup"),
+    ("Hadoop", "descriptive", "big data cluster processing"),
+    ("Hadoop", "contains_name", "Hadoop big data ecosystem"),
+    ("JUnit", "descriptive", "JVM unit test framework"),
+    ("JUnit", "contains_name", "JUnit test cases"),
+    ("Java", "descriptive", "enterprise backend development on the JVM"),
+    ("Java", "contains_name", "Java backend development"),
+    ("Java", "contains_name", "JEE enterprise applications"),
+    ("JavaScript", "descriptive", "client-side browser scripting"),
+    ("JavaScript", "descriptive", "interactive web page scripting"),
+    ("JavaScript", "contains_name", "JavaScript with jQuery"),
+    ("Jenkins", "descriptive", "automated build server"),
+    ("Jenkins", "contains_name", "Jenkinsfile pipelines"),
+    ("Jenkins", "contains_name", "Jenkins build jobs"),
+    ("Linux", "descriptive", "Unix-like operating systems"),
+    ("Linux", "descriptive", "open-source server operating system administration"),
+    ("Linux", "contains_name", "Linux shell administration"),
+    ("Machine Learning", "descriptive", "building predictive models"),
+    ("Machine Learning", "descriptive", "supervised learning algorithms"),
+    ("Machine Learning", "contains_name", "ML model development"),
+    ("MongoDB", "descriptive", "document-oriented NoSQL database"),
+    ("MongoDB", "contains_name", "MongoDB NoSQL store"),
+    ("MySQL", "descriptive", "LAMP stack database"),
+    ("MySQL", "contains_name", "MySQL database administration"),
+    ("Natural Language Processing", "descriptive", "text mining and language understanding"),
+    ("Natural Language Processing", "contains_name", "NLP text analytics"),
+    ("Oracle Database", "contains_name", "Oracle RDBMS administration"),
+    ("Oracle Database", "contains_name", "Oracle relational database"),
+    ("Power BI", "descriptive", "Microsoft business intelligence dashboards"),
+    ("Power BI", "contains_name", "Power BI report development"),
+    ("Python", "contains_name", "Python automation scripts"),
+    ("Python", "contains_name", "Python developer"),
+    ("REST APIs", "descriptive", "HTTP web service APIs"),
+    ("REST APIs", "descriptive", "JSON over HTTP APIs"),
+    ("REST APIs", "contains_name", "RESTful web services"),
+    ("Redis", "descriptive", "in-memory key-value cache"),
+    ("Redis", "contains_name", "Redis caching"),
+    ("SAP", "descriptive", "ERP implementation consulting"),
+    ("SAP", "contains_name", "enterprise resource planning (SAP)"),
+    ("SAP", "contains_name", "SAP functional consultant"),
+    ("SQL", "descriptive", "relational database querying"),
+    ("SQL", "descriptive", "writing complex database queries"),
+    ("SQL", "contains_name", "SQL querying"),
+    ("Salesforce", "descriptive", "Apex and Visualforce development"),
+    ("Salesforce", "contains_name", "Salesforce CRM administration"),
+    ("Scala", "descriptive", "functional programming on the JVM"),
+    ("Scala", "contains_name", "Scala programming"),
+    ("Selenium", "descriptive", "automated browser testing"),
+    ("Selenium", "descriptive", "web UI test automation"),
+    ("Selenium", "contains_name", "test automation with Selenium WebDriver"),
+    ("Spark", "descriptive", "in-memory distributed data processing"),
+    ("Spark", "contains_name", "Spark big data processing"),
+    ("Spring", "descriptive", "JVM dependency injection framework"),
+    ("Spring", "contains_name", "Spring Framework applications"),
+    ("Tableau", "descriptive", "interactive data visualization dashboards"),
+    ("Tableau", "contains_name", "Tableau dashboard development"),
+]
+
+# Requests no CV here has: (request, terms that must occur in no CV's text or annotations).
+NONSENSE: list[tuple[str, list[str]]] = [
+    ("underwater basket weaving", ["underwater", "weaving", "basket weaving"]),
+    ("veterinary dentistry", ["veterinary", "dentistry", "dental"]),
+    ("glassblowing", ["glassblowing", "glass"]),
+    ("beekeeping", ["beekeeping", "beekeeper", "apiary", "honey"]),
+    ("taxidermy", ["taxidermy"]),
+    ("wine sommelier certification", ["sommelier", "wine"]),
+    ("circus trapeze performance", ["circus", "trapeze"]),
+    ("scuba diving instruction", ["scuba"]),
+    ("Haskell functional programming", ["haskell"]),
+    ("Ruby on Rails", ["ruby", "rails"]),
+    ("Kotlin mobile development", ["kotlin"]),
+    ("Solidity smart contracts", ["solidity", "smart contract", "blockchain"]),
+]
+
+
+def relevant(record: dict[str, Any], skill: str, vocabulary: SkillVocabulary) -> bool:
+    """The rule of scripts/skills_precision.py (copied: importing it would load the whole gateway)."""
+    canonical = vocabulary.canonical(skill) or skill
+    annotations = " , ".join(record.get("annotated_skills") or [])
+    for text in (annotations, record["text"]):
+        if canonical in vocabulary.find(text):
+            return True
+        if re.search(rf"(?<![\w+#.]){re.escape(skill)}(?![\w+#])", text, re.IGNORECASE):
+            return True
+    return False
+
+
+def mentions(record: dict[str, Any], term: str) -> bool:
+    text = record["text"] + " , " + " , ".join(record.get("annotated_skills") or [])
+    return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+def sort_key(cv_id: str) -> tuple[int, str]:
+    number = cv_id.rsplit("-", 1)[-1]
+    return (int(number), cv_id) if number.isdigit() else (sys.maxsize, cv_id)
+
+
+def check_text(text: str, vocabulary: SkillVocabulary) -> list[str]:
+    problems = []
+    if not 1 <= len(text.split()) <= MAX_WORDS:
+        problems.append(f"'{text}' has {len(text.split())} words (1 to {MAX_WORDS})")
+    if vocabulary.canonical(text):
+        problems.append(f"'{text}' is a vocabulary name or alias verbatim")
+    return problems
+
+
+def build(records: list[dict[str, Any]], vocabulary: SkillVocabulary) -> tuple[list[dict[str, Any]], list[str]]:
+    """The query objects (with their relevant CV ids under `_relevant`), or the problems found."""
+    having = {
+        skill: sorted((r["id"] for r in records if relevant(r, skill, vocabulary)), key=sort_key)
+        for skill in vocabulary.skills
+    }
+    kept = {skill for skill, ids in having.items() if len(ids) >= MIN_CVS and skill not in EXCLUDED}
+    problems: list[str] = []
+    per_skill = Counter(skill for skill, _, _ in PARAPHRASES)
+    problems += [f"{s}: {n} requests (2 or 3)" for s, n in per_skill.items() if not 2 <= n <= 3]
+    problems += [f"{s}: held by >= {MIN_CVS} CVs but has no requests" for s in sorted(kept - set(per_skill))]
+    problems += [f"{s}: has requests but is not kept" for s in sorted(set(per_skill) - kept)]
+    texts = Counter(text.lower() for _, _, text in PARAPHRASES) + Counter(t.lower() for t, _ in NONSENSE)
+    problems += [f"'{t}' is listed twice" for t, n in texts.items() if n > 1]
+    queries: list[dict[str, Any]] = []
+    for skill, kind, text in PARAPHRASES:
+        problems += check_text(text, vocabulary)
+        hits = set(vocabulary.find(text))
+        if hits - {skill}:
+            problems.append(f"'{text}' (for {skill}) names other skills: {sorted(hits - {skill})}")
+        if kind == "descriptive" and hits:
+            problems.append(f"'{text}' is descriptive but names {sorted(hits)}")
+        metadata = {"skill": skill, "kind": kind, "hits_vocabulary": bool(hits), "relevant_cvs": len(having[skill])}
+        queries.append({"text": text, "metadata": metadata, "_relevant": having[skill]})
+    for text, terms in NONSENSE:
+        problems += check_text(text, vocabulary)
+        hits = set(vocabulary.find(text))
+        if hits:
+            problems.append(f"nonsense '{text}' names {sorted(hits)}")
+        for term in terms:
+            found = [r["id"] for r in records if mentions(r, term)]
+            if found:
+                problems.append(f"nonsense '{text}': '{term}' occurs in {found[:5]}")
+        metadata = {"skill": None, "kind": "nonsense", "hits_vocabulary": bool(hits), "relevant_cvs": 0}
+        queries.append({"text": text, "metadata": metadata, "_relevant": []})
+    for number, query in enumerate(queries, start=1):
+        query["_id"] = f"q{number}"
+    return queries, problems
+
+
+def write(queries: list[dict[str, Any]], out: Path) -> None:
+    (out / "qrels").mkdir(parents=True, exist_ok=True)
+    with (out / "queries.jsonl").open("w") as file:
+        for q in queries:
+            file.write(json.dumps({"_id": q["_id"], "text": q["text"], "metadata": q["metadata"]}) + "\n")
+    with (out / "qrels" / "test.tsv").open("w") as file:
+        file.write("query-id\tcorpus-id\tscore\n")
+        for q in queries:
+            file.writelines(f"{q['_id']}\t{cv_id}\t1\n" for cv_id in q["_relevant"])
+
+
+def summary(queries: list[dict[str, Any]]) -> dict[str, Any]:
+    kinds = Counter(q["metadata"]["kind"] for q in queries)
+    hits = Counter(q["metadata"]["kind"] for q in queries if q["metadata"]["hits_vocabulary"])
+    return {
+        "skills": len({q["metadata"]["skill"] for q in queries if q["metadata"]["skill"]}),
+        "queries": len(queries),
+        "by_kind": dict(kinds),
+        "hits_vocabulary_by_kind": {kind: hits.get(kind, 0) for kind in kinds},
+        "qrels": sum(len(q["_relevant"]) for q in queries),
+        "excluded": EXCLUDED,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--resumes", type=Path, default=DEFAULT_RESUMES)
+    parser.add_argument("--skills", type=Path, default=DEFAULT_SKILLS, help="the skill vocabulary")
+    parser.add_argument("--out", type=Path, default=HERE)
+    args = parser.parse_args()
+    records = [json.loads(line) for line in args.resumes.read_text().splitlines() if line.strip()]
+    vocabulary = SkillVocabulary.load(args.skills)
+    queries, problems = build(records, vocabulary)
+    if problems:
+        sys.exit("the judged set is not consistent:\n  " + "\n  ".join(problems))
+    write(queries, args.out)
+    print(json.dumps(summary(queries), indent=1))
+
+
+if __name__ == "__main__":
+    main()
