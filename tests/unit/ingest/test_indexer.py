@@ -124,10 +124,15 @@ def test_a_long_then_short_version_of_one_id_leaves_no_stale_chunks(loader: Load
             collection, [write(tmp_path / "cvs.jsonl", cvs)], progress=False, batch_records=batch_records
         )
         assert report.duplicates == 1
-        chunks = collection.store.meta_by_filter({"field": "meta.record_id", "operator": "==", "value": "cv-1"})
+        stored = collection.store.meta_by_filter({"field": "meta.record_id", "operator": "==", "value": "cv-1"})
+        chunks = [d for d in stored if d.meta["document_type"] == "CV"]
         assert len(chunks) == 1, [c.id for c in chunks]
+        phrases = [d.content or "" for d in stored if d.meta["document_type"] == "phrase"]
+        assert phrases and all(p in "Python engineer." for p in phrases)  # none of the long version's
     write(tmp_path / "long.jsonl", cvs[:1])
     assert ingest_files(collection, [tmp_path / "long.jsonl"], progress=False).updated == 1
     report = ingest_files(collection, [write(tmp_path / "cvs.jsonl", cvs)], progress=False, batch_records=1)
-    chunks = collection.store.meta_by_filter({"field": "meta.record_id", "operator": "==", "value": "cv-1"})
+    stored = collection.store.meta_by_filter({"field": "meta.record_id", "operator": "==", "value": "cv-1"})
+    chunks = [d for d in stored if d.meta["document_type"] == "CV"]
     assert report.updated == 1 and len(chunks) == 1  # the stored long version's chunks are gone too
+    assert len(stored) == 2  # and its phrases: one chunk and one phrase, "Python engineer."
