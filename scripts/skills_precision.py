@@ -11,13 +11,12 @@ import haygate._env  # noqa: F401  (offline defaults first)
 # isort: split
 import argparse
 import json
-import re
 import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
+from haygate.evaluation.skills import names_skill
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import ingest_files
@@ -26,17 +25,6 @@ from haygate.text.cv_profile import SkillVocabulary
 
 DEFAULT_RESUMES = Path(__file__).resolve().parents[2] / "shared" / "data" / "resumes" / "resumes.jsonl"
 DEFAULT_SKILLS = ["Java", "SQL", "Selenium", "Python", "AWS", "Docker", "Jenkins", "SAP", "Azure", "Hadoop"]
-
-
-def relevant(record: dict[str, Any], skill: str, vocabulary: SkillVocabulary) -> bool:
-    canonical = vocabulary.canonical(skill) or skill
-    annotations = " , ".join(record.get("annotated_skills") or [])
-    for text in (annotations, record["text"]):
-        if canonical in vocabulary.find(text):
-            return True
-        if re.search(rf"(?<![\w+#.]){re.escape(skill)}(?![\w+#])", text, re.IGNORECASE):
-            return True
-    return False
 
 
 def main() -> None:
@@ -57,8 +45,8 @@ def main() -> None:
         for skill in args.skills:
             result = gateway.call("search_by_skills", {"required_skills": [skill], "top_k": args.k})
             ids = [c["candidate_id"] for c in result["candidates"]]
-            hits = [i for i in ids if relevant(records[i], skill, vocabulary)]
-            having = sum(relevant(r, skill, vocabulary) for r in records.values())
+            hits = [i for i in ids if names_skill(records[i], skill, vocabulary)]
+            having = sum(names_skill(r, skill, vocabulary) for r in records.values())
             rows.append(
                 {
                     "skill": skill,

@@ -2,9 +2,9 @@
 
 The query texts are written by hand below: recruiter-style requests for a vocabulary skill that mostly do not
 name it ("relational database querying" for SQL), some that name it inside a longer phrase ("SQL querying"),
-and nonsense or absent skills that no CV has. Relevance is computed from the real annotated CVs with the rule
-of scripts/skills_precision.py: a CV is relevant to a query when its annotations or its text name the query's
-skill by its canonical name or an alias from configs/skills.yaml. Only CV ids are written, never CV text.
+and nonsense or absent skills that no CV has. Relevance is computed from the real annotated CVs by
+`haygate.evaluation.skills.names_skill`: a CV is relevant to a query when its annotations or its text name
+the query's skill by its canonical name or an alias from configs/skills.yaml. Only CV ids are written.
 
     .venv/bin/python evaluation/search_by_skills/build.py --resumes ../shared/data/resumes/resumes.jsonl
 """
@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
+from haygate.evaluation.skills import names_skill
 from haygate.text.cv_profile import SkillVocabulary
 
 HERE = Path(__file__).resolve().parent
@@ -159,18 +160,6 @@ NONSENSE: list[tuple[str, list[str]]] = [
 ]
 
 
-def relevant(record: dict[str, Any], skill: str, vocabulary: SkillVocabulary) -> bool:
-    """The rule of scripts/skills_precision.py (copied: importing it would load the whole gateway)."""
-    canonical = vocabulary.canonical(skill) or skill
-    annotations = " , ".join(record.get("annotated_skills") or [])
-    for text in (annotations, record["text"]):
-        if canonical in vocabulary.find(text):
-            return True
-        if re.search(rf"(?<![\w+#.]){re.escape(skill)}(?![\w+#])", text, re.IGNORECASE):
-            return True
-    return False
-
-
 def mentions(record: dict[str, Any], term: str) -> bool:
     text = record["text"] + " , " + " , ".join(record.get("annotated_skills") or [])
     return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE) is not None
@@ -193,7 +182,7 @@ def check_text(text: str, vocabulary: SkillVocabulary) -> list[str]:
 def build(records: list[dict[str, Any]], vocabulary: SkillVocabulary) -> tuple[list[dict[str, Any]], list[str]]:
     """The query objects (with their relevant CV ids under `_relevant`), or the problems found."""
     having = {
-        skill: sorted((r["id"] for r in records if relevant(r, skill, vocabulary)), key=sort_key)
+        skill: sorted((r["id"] for r in records if names_skill(r, skill, vocabulary)), key=sort_key)
         for skill in vocabulary.skills
     }
     kept = {skill for skill, ids in having.items() if len(ids) >= MIN_CVS and skill not in EXCLUDED}
