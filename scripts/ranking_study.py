@@ -9,6 +9,9 @@ Selection is by leave-one-dataset-out: for each dataset, the variant with the be
 *other* datasets is scored on it. A variant that wins only where it was chosen does not generalise.
 
     .venv/bin/python scripts/ranking_study.py [--datasets scifact-dev:train cranfield:test cisi:test] [--out F]
+
+`--floors` reports instead how a dense relevance floor (cosine to the query) sorts the default ranking's top
+10: precision and recall of what it keeps, and how many judged and unrelated queries it leaves empty.
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -308,6 +311,41 @@ def variants(depth: int) -> dict[str, Callable[[Corpus, QueryLists, Any], Rankin
     return found
 
 
+FLOORS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
+
+
+def floor_report(
+    corpus: Corpus, lists: dict[str, QueryLists], qrels: dict[str, Any], store: Any, unrelated: np.ndarray
+) -> dict[str, Any]:
+    """How a dense relevance floor (cosine similarity to the query) sorts the default ranking's top 10.
+
+    Judged queries: precision and recall of the hits the floor keeps, and how many queries it empties.
+    Unrelated queries (the other datasets' queries against this corpus): how many it empties. A query is
+    counted as answered if any document of the corpus reaches the floor, so that share is a lower bound."""
+    default = variants(200)["dense prf k=3 beta=1.0"]
+    index = {doc: i for i, doc in enumerate(corpus.ids)}
+    hits = []
+    for query_id, query in lists.items():
+        if query_id not in qrels:
+            continue
+        ranking = default(corpus, query, store)
+        for doc in sorted(ranking, key=lambda d: -ranking[d])[:10]:
+            hits.append((query_id, float(query.dense[index[doc]]), qrels[query_id].get(doc, 0) > 0))
+    best_unrelated = (unrelated @ corpus.vectors.T).max(axis=1)
+    report = {}
+    for floor in FLOORS:
+        kept = [h for h in hits if h[1] >= floor]
+        relevant = sum(h[2] for h in hits)
+        answered = {h[0] for h in kept}
+        report[str(floor)] = {
+            "precision": round(sum(h[2] for h in kept) / max(len(kept), 1), 4),
+            "recall": round(sum(h[2] for h in kept) / max(relevant, 1), 4),
+            "judged_queries_emptied": round(1 - len(answered) / len({h[0] for h in hits}), 4),
+            "unrelated_queries_emptied": round(float((best_unrelated < floor).mean()), 4),
+        }
+    return report
+
+
 def ndcg(qrels: dict[str, Any], run: dict[str, Ranking]) -> float:
     judged = {q: r or {"__none__": 0.0} for q, r in run.items() if q in qrels}
     return float(evaluate(Qrels({q: qrels[q] for q in judged}), Run(judged), "ndcg@10"))
@@ -319,7 +357,24 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=200, help="candidates per source")
     parser.add_argument("--only", nargs="*", default=[], help="variants whose name starts with one of these")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--floors", action="store_true", help="report dense relevance floors instead")
     args = parser.parse_args()
+    if args.floors:
+        floors = {}
+        for spec in args.datasets:
+            name, split = spec.split(":")
+            corpus, lists, qrels, store, loader = collect(name, split, args.depth)
+            others = [load_dataset(SHARED / o.split(":")[0], o.split(":")[1]) for o in args.datasets if o != spec]
+            embedder = DenseTextEmbedder(backend="onnx", model_cache_dir=str(loader.settings.models_dir))
+            embedder.warm_up()
+            unrelated = embedder.embed_many([t for d in others for t in d.queries.values()], cache=False)
+            floors[name] = floor_report(corpus, lists, qrels, store, unrelated)
+            print(json.dumps({name: floors[name]}), file=sys.stderr)
+            loader.close()
+        print(json.dumps(floors, indent=1))
+        if args.out:
+            args.out.write_text(json.dumps(floors, indent=1))
+        return
     table: dict[str, dict[str, float]] = {}
     for spec in args.datasets:
         name, split = spec.split(":")
