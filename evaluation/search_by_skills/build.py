@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
+from haygate.evaluation.datasets import write_judged_queries
 from haygate.evaluation.skills import names_skill
 from haygate.text.cv_profile import SkillVocabulary
 
@@ -219,17 +220,6 @@ def build(records: list[dict[str, Any]], vocabulary: SkillVocabulary) -> tuple[l
     return queries, problems
 
 
-def write(queries: list[dict[str, Any]], out: Path) -> None:
-    (out / "qrels").mkdir(parents=True, exist_ok=True)
-    with (out / "queries.jsonl").open("w") as file:
-        for q in queries:
-            file.write(json.dumps({"_id": q["_id"], "text": q["text"], "metadata": q["metadata"]}) + "\n")
-    with (out / "qrels" / "test.tsv").open("w") as file:
-        file.write("query-id\tcorpus-id\tscore\n")
-        for q in queries:
-            file.writelines(f"{q['_id']}\t{cv_id}\t1\n" for cv_id in q["_relevant"])
-
-
 def summary(queries: list[dict[str, Any]]) -> dict[str, Any]:
     kinds = Counter(q["metadata"]["kind"] for q in queries)
     hits = Counter(q["metadata"]["kind"] for q in queries if q["metadata"]["hits_vocabulary"])
@@ -254,7 +244,8 @@ def main() -> None:
     queries, problems = build(records, vocabulary)
     if problems:
         sys.exit("the judged set is not consistent:\n  " + "\n  ".join(problems))
-    write(queries, args.out)
+    qrels = {q["_id"]: dict.fromkeys(q["_relevant"], 1) for q in queries}
+    write_judged_queries(args.out, queries, qrels)
     print(json.dumps(summary(queries), indent=1))
 
 

@@ -22,6 +22,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
+from haygate.evaluation.datasets import write_judged_queries
+
 HERE = Path(__file__).resolve().parent
 PROJECT = Path(__file__).resolve().parents[2]
 DEFAULT_SECTIONS = PROJECT.parent / "shared" / "data" / "haystack-docs" / "sections.jsonl"
@@ -933,17 +935,6 @@ def build(sections: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     return queries
 
 
-def write(queries: list[dict[str, Any]], out: Path) -> None:
-    (out / "qrels").mkdir(parents=True, exist_ok=True)
-    with (out / "queries.jsonl").open("w") as file:
-        for q in queries:
-            file.write(json.dumps({"_id": q["_id"], "text": q["text"], "metadata": q["metadata"]}) + "\n")
-    with (out / "qrels" / "test.tsv").open("w") as file:
-        file.write("query-id\tcorpus-id\tscore\n")
-        for q in queries:
-            file.writelines(f"{q['_id']}\t{section_id}\t{score}\n" for section_id, score in q["_relevant"].items())
-
-
 def summary(queries: list[dict[str, Any]], sections: dict[str, dict[str, Any]]) -> dict[str, Any]:
     picked = [sections[q["metadata"]["section"]] for q in queries]
     return {
@@ -968,7 +959,7 @@ def main() -> None:
     if problems:
         sys.exit("the judged set is not consistent:\n  " + "\n  ".join(problems))
     queries = build(sections)
-    write(queries, args.out)
+    write_judged_queries(args.out, queries, {q["_id"]: q["_relevant"] for q in queries})
     print(json.dumps(summary(queries, sections), indent=1))
 
 

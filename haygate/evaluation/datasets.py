@@ -5,9 +5,11 @@ Everything is checked before any indexing starts, and every problem names the fi
 
 import csv
 import hashlib
+import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from haygate.errors import DatasetError
 from haygate.ingest.readers import read_records
@@ -129,3 +131,18 @@ def file_digest(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def write_judged_queries(
+    folder: Path, queries: list[dict[str, Any]], qrels: dict[str, dict[str, int]], split: str = "test"
+) -> None:
+    """Write a judged set's `queries.jsonl` (each `{_id, text, metadata}`) and `qrels/<split>.tsv` in the BEIR
+    layout that `load_dataset` reads; the corpus stays wherever the set's builder found it."""
+    (folder / "qrels").mkdir(parents=True, exist_ok=True)
+    with (folder / "queries.jsonl").open("w") as file:
+        for query in queries:
+            file.write(json.dumps({key: query[key] for key in ("_id", "text", "metadata")}) + "\n")
+    with (folder / "qrels" / f"{split}.tsv").open("w") as file:
+        file.write("query-id\tcorpus-id\tscore\n")
+        for query_id, judged in qrels.items():
+            file.writelines(f"{query_id}\t{doc_id}\t{score}\n" for doc_id, score in judged.items())

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from haygate.errors import DatasetError
-from haygate.evaluation.datasets import load_dataset
+from haygate.evaluation.datasets import load_dataset, write_judged_queries
 
 TINY = Path(__file__).resolve().parents[2] / "fixtures" / "tiny_beir"
 
@@ -46,3 +46,17 @@ def test_empty_documents_are_reported_not_fatal() -> None:
 def test_unknown_split_lists_available(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match="splits available: test, train"):
         load_dataset(TINY, "dev")
+
+
+def test_a_written_judged_set_reads_back(tmp_path: Path) -> None:
+    """What a judged set's builder writes is what evaluation reads, graded scores included."""
+    shutil.copy(TINY / "corpus.jsonl", tmp_path / "corpus.jsonl")
+    corpus_ids = [line.split('"')[3] for line in (TINY / "corpus.jsonl").read_text().splitlines()[:2]]
+    queries = [
+        {"_id": "a", "text": "first question", "metadata": {"kind": "paraphrase"}, "_relevant": "ignored"},
+        {"_id": "b", "text": "nobody asked", "metadata": {}},
+    ]
+    write_judged_queries(tmp_path, queries, {"a": {corpus_ids[0]: 2, corpus_ids[1]: 1}})
+    dataset = load_dataset(tmp_path, "test")
+    assert dataset.queries == {"a": "first question"}  # only judged queries are scored
+    assert dataset.qrels == {"a": {corpus_ids[0]: 2, corpus_ids[1]: 1}}
