@@ -119,10 +119,19 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("--server", help="call this haygate server (default: the local one, if it runs)")
     call.set_defaults(handler="cmd_call")
 
-    evaluate = commands.add_parser("eval", help="evaluate pipelines on a judged BEIR-layout dataset")
-    evaluate.add_argument("--dataset", type=Path, required=True, help="folder with corpus.jsonl, queries.jsonl, qrels/")
+    evaluate = commands.add_parser("eval", help="evaluate pipelines or a served tool on a judged BEIR-layout set")
+    judged = evaluate.add_mutually_exclusive_group(required=True)
+    judged.add_argument("--dataset", type=Path, help="folder with corpus.jsonl, queries.jsonl, qrels/")
+    judged.add_argument("--judged", type=Path, help="a tool's judged set: queries.jsonl, qrels/, eval.yaml")
+    evaluate.add_argument("--corpus", type=Path, help="with --judged: the corpus, instead of the one eval.yaml names")
     evaluate.add_argument("--split", default="test", help="qrels/<split>.tsv (default: test)")
-    evaluate.add_argument("--pipeline", type=Path, action="append", required=True, help="a query pipeline (repeat)")
+    evaluate.add_argument(
+        "--pipeline",
+        type=Path,
+        action="append",
+        default=[],
+        help="a query pipeline (repeat); with --judged, one run in the tool's place and compared with it",
+    )
     evaluate.add_argument("--metric", action="append", default=[], help="extra ranx metric, e.g. precision@5")
     evaluate.add_argument("--out", type=Path, default=Path("eval-out"), help="report folder (default: eval-out)")
     evaluate.add_argument("--no-progress", action="store_true")

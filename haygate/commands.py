@@ -13,7 +13,7 @@ from tqdm import tqdm
 
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.edge.repair import repair
-from haygate.errors import HaygateError
+from haygate.errors import HaygateError, InvalidRequestError
 from haygate.gateway.catalog import load_catalog
 from haygate.gateway.client import ServerClient, local_server
 from haygate.gateway.loader import Loader
@@ -212,11 +212,22 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     from haygate.evaluation.datasets import load_dataset
     from haygate.evaluation.report import write_report
     from haygate.evaluation.runner import DEFAULT_METRICS, evaluate_variants
+    from haygate.evaluation.tools import evaluate_tool, load_judged_set
 
-    dataset = load_dataset(args.dataset, args.split)
-    results, comparisons = evaluate_variants(
-        settings, dataset, args.pipeline, [*DEFAULT_METRICS, *args.metric], progress=not args.no_progress
-    )
+    if args.judged is not None:
+        judged = load_judged_set(args.judged, args.split, args.corpus)
+        dataset = judged.dataset
+        results, comparisons = evaluate_tool(
+            settings, judged, args.pipeline, args.metric, progress=not args.no_progress
+        )
+    else:
+        if not args.pipeline or args.corpus is not None:
+            msg = "--dataset evaluates the --pipeline files (at least one) on the folder's own corpus.jsonl"
+            raise InvalidRequestError(msg)
+        dataset = load_dataset(args.dataset, args.split)
+        results, comparisons = evaluate_variants(
+            settings, dataset, args.pipeline, [*DEFAULT_METRICS, *args.metric], progress=not args.no_progress
+        )
     write_report(args.out, dataset, results, comparisons)
     print((args.out / "report.md").read_text())
     print(f"wrote {args.out}/report.json, report.md, plot.png and runs/*.trec", file=sys.stderr)

@@ -7,12 +7,20 @@ keeps after each part's last word goes too.
 """
 
 import dataclasses
+import re
 from collections import Counter
 from typing import Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
 SPLITTER_META = ("source_id", "page_number", "split_id", "split_idx_start", "_split_overlap")
+CHUNK_MARK = "#chunk"
+_CHUNK_SUFFIX = re.compile(re.escape(CHUNK_MARK) + r"\d+$")
+
+
+def record_of(document_id: str) -> str:
+    """The id of the record a stored part belongs to: `<id>#chunk3` -> `<id>`; a whole record's id is its own."""
+    return _CHUNK_SUFFIX.sub("", document_id)
 
 
 @component
@@ -43,5 +51,5 @@ class ChunkIds:
             if index < count[parent] - 1 and content.endswith(self.separator):
                 content = content[: -len(self.separator)]
             meta.update(chunk_index=index, chunk_count=count[parent])
-            chunks.append(dataclasses.replace(document, id=f"{parent}#chunk{index}", content=content, meta=meta))
+            chunks.append(dataclasses.replace(document, id=f"{parent}{CHUNK_MARK}{index}", content=content, meta=meta))
         return {"documents": chunks}

@@ -20,6 +20,12 @@ _QUERY_CACHE_LOCK = threading.Lock()
 QUERY_CACHE_SIZE = 32768
 
 
+def forget_queries() -> None:
+    """Empty the query cache: a timed run of real calls (a tool's evaluation) embeds every query itself."""
+    with _QUERY_CACHE_LOCK:
+        _QUERY_CACHE.clear()
+
+
 class DenseEmbedding:
     """What the query and document embedders share: the model, its runtime and the vector settings.
 

@@ -64,6 +64,24 @@ def load_dataset(root: Path, split: str) -> Dataset:
     return Dataset(root, split, {q: query_text[q] for q in qrels}, qrels, len(corpus_ids), tuple(empty))
 
 
+def load_judged_queries(root: Path, split: str) -> tuple[Dataset, dict[str, tuple[str, dict[str, Any]]]]:
+    """A judged set whose corpus is not in the folder (a tool's judged set): the dataset of its judged
+    queries, and every query (judged or not: one that should find nothing has no judgments) with its text and
+    `metadata`. The corpus size is 0: the corpus is counted when it is indexed."""
+    root = Path(root)
+    queries_path, qrels_path = root / "queries.jsonl", root / "qrels" / f"{split}.tsv"
+    for path in (queries_path, qrels_path):
+        if not path.exists():
+            raise DatasetError(f"{path}: missing (a judged set holds queries.jsonl and qrels/<split>.tsv)")
+    query_text = _queries(queries_path)
+    qrels = _qrels(qrels_path, set(query_text), None)
+    if not qrels:
+        raise DatasetError(f"{qrels_path}: no judgments with a positive score")
+    metadata = {str(r["_id"]): dict(r.get("metadata") or {}) for _, r in _records(queries_path)}
+    dataset = Dataset(root, split, {q: query_text[q] for q in qrels}, qrels, 0)
+    return dataset, {q: (text, metadata[q]) for q, text in query_text.items()}
+
+
 def _records(path: Path) -> list[tuple[int, dict]]:
     """JSONL through the ingest reader (one parser for the project), but here the first bad line is fatal."""
     rows = []
@@ -96,7 +114,8 @@ def _queries(path: Path) -> dict[str, str]:
     return queries
 
 
-def _qrels(path: Path, query_ids: set[str], corpus_ids: set[str]) -> dict[str, dict[str, int]]:
+def _qrels(path: Path, query_ids: set[str], corpus_ids: set[str] | None) -> dict[str, dict[str, int]]:
+    """`corpus_ids` None: the corpus is not a BEIR file, and the judged ids are checked once it is indexed."""
     qrels: dict[str, dict[str, int]] = {}
     with path.open(encoding="utf-8", newline="") as handle:
         reader = csv.reader(handle, delimiter="\t")
@@ -114,7 +133,7 @@ def _qrels(path: Path, query_ids: set[str], corpus_ids: set[str]) -> dict[str, d
                 raise DatasetError(
                     f"{path}:{number}: query id '{query_id}' has judgments but no query in queries.jsonl"
                 )
-            if corpus_id not in corpus_ids:
+            if corpus_ids is not None and corpus_id not in corpus_ids:
                 raise DatasetError(f"{path}:{number}: corpus id '{corpus_id}' is not in corpus.jsonl")
             try:
                 grade = int(float(score))

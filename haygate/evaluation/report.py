@@ -34,10 +34,18 @@ def report_dict(
         "stat_test": STAT_TEST,  # ranx's name: two-sided paired Student's t-test over queries
         "alpha": SIGNIFICANCE,
         "variants": [
-            {"name": r.name, "pipeline": r.pipeline, "metrics": r.metrics, "latency_ms": r.latency} for r in results
+            {"name": r.name, "pipeline": r.pipeline, "metrics": r.metrics, "latency_ms": r.latency}
+            | ({"unjudged": unjudged_summary(r)} if r.unjudged else {})
+            for r in results
         ],
         "comparisons": [asdict(c) for c in comparisons],
     }
+
+
+def unjudged_summary(result: VariantResult) -> dict[str, Any]:
+    """How many of the queries that should find nothing found something."""
+    answered = sorted(q for q, count in result.unjudged.items() if count)
+    return {"queries": len(result.unjudged), "answered": len(answered), "answered_ids": answered}
 
 
 def confidence_interval(values: Sequence[float]) -> float:
@@ -52,7 +60,7 @@ def markdown(report: dict[str, Any], results: Sequence[VariantResult]) -> str:
     baseline = report["baseline"]
     lines = [f"# Evaluation: {report['dataset']} ({report['split']}, {report['n_queries']} judged queries)", ""]
     if baseline is not None:
-        lines += [f"Baseline: `{baseline}` (the first `--pipeline`); every other variant is compared with it.", ""]
+        lines += [f"Baseline: `{baseline}`; every other variant is compared with it.", ""]
     lines += [
         "| variant | " + " | ".join(metrics) + " | p50 ms | p95 ms |",
         "|---" * (len(metrics) + 3) + "|",
@@ -68,6 +76,14 @@ def markdown(report: dict[str, Any], results: Sequence[VariantResult]) -> str:
             + " | ".join(cells)
             + f" | {variant['latency_ms']['p50']:.1f} | {variant['latency_ms']['p95']:.1f} |"
         )
+    for variant in report["variants"]:
+        if "unjudged" in variant:
+            seen = variant["unjudged"]
+            lines += [
+                "",
+                f"`{variant['name']}`: {seen['answered']} of {seen['queries']} queries with no relevant document "
+                "got results (they should get none).",
+            ]
     by_variant: dict[str, list[dict[str, Any]]] = {}
     for comparison in report["comparisons"]:
         by_variant.setdefault(comparison["variant"], []).append(comparison)

@@ -53,6 +53,8 @@ class VariantResult:
     latencies_ms: list[float]
     per_query: dict[str, dict[str, float]] = field(default_factory=dict)  # metric -> qid -> score
     metrics: dict[str, float] = field(default_factory=dict)
+    # Queries judged to have no relevant document (a tool's set: "nothing matches this"): qid -> results.
+    unjudged: dict[str, int] = field(default_factory=dict)
 
     @property
     def latency(self) -> dict[str, float]:
@@ -62,7 +64,7 @@ class VariantResult:
 
 @dataclass(frozen=True)
 class Comparison:
-    """One variant against the baseline (the first `--pipeline`) on one metric, as ranx's `compare` reports it.
+    """One variant against the baseline (the first variant) on one metric, as ranx's `compare` reports it.
 
     `delta` is variant minus baseline; `better`/`tied`/`worse` count the queries where the variant scores
     above, equal to or below the baseline.
@@ -113,28 +115,41 @@ def load_variants(loader: Loader, paths: Sequence[Path]) -> list[Variant]:
 
 
 def eval_settings(settings: Settings, dataset: Dataset) -> Settings:
-    """Settings whose data dir is this corpus's own eval store, named by corpus and indexing configuration.
+    """Settings whose data dir is this corpus's own eval store, named by corpus and indexing configuration."""
+    return store_settings(settings, dataset.name, [dataset.corpus_path], EVAL_COLLECTION)
 
-    Any change to the corpus bytes, the `beir` collection schema or its indexing pipeline makes a new store.
+
+def store_settings(settings: Settings, name: str, corpus: Sequence[Path], collection: str) -> Settings:
+    """Settings whose data dir is an eval store of its own for `corpus` indexed into `collection`.
+
+    Any change to the corpus bytes, the collection's schema or its indexing pipeline makes a new store.
     """
     with Loader(settings) as loader:
-        fingerprint = loader.collection(EVAL_COLLECTION).fingerprint
-    key = hashlib.sha256(f"{file_digest(dataset.corpus_path)}\n{fingerprint}".encode()).hexdigest()[:16]
-    folder = Path(settings.data_dir) / "eval" / f"{dataset.name}-{key}"
+        fingerprint = loader.collection(collection).fingerprint
+    digests = "\n".join(file_digest(path) for path in corpus)
+    key = hashlib.sha256(f"{digests}\n{fingerprint}".encode()).hexdigest()[:16]
+    folder = Path(settings.data_dir) / "eval" / f"{name}-{key}"
     return settings.model_copy(update={"data_dir": folder, "qdrant_url": None})
 
 
 def ensure_index(loader: Loader, dataset: Dataset, progress: bool = True) -> Path:
-    """The eval store of `loader`'s settings holds the corpus, built once and reused."""
+    """The eval store of `loader`'s settings holds the BEIR corpus, built once and reused."""
+    return ensure_corpus_index(loader, dataset.name, [dataset.corpus_path], EVAL_COLLECTION, progress)
+
+
+def ensure_corpus_index(
+    loader: Loader, name: str, corpus: Sequence[Path], collection_name: str, progress: bool = True
+) -> Path:
+    """The eval store of `loader`'s settings holds `corpus` in `collection_name`, built once and reused."""
     folder = Path(loader.settings.data_dir)
     marker = folder / "index.json"
     if marker.exists():
         logger.info("reusing eval index %s", folder)
         return folder
     started = time.perf_counter()
-    collection = loader.collection(EVAL_COLLECTION)
-    total = count_records(dataset.corpus_path)
-    with tqdm(total=total, desc=f"index {dataset.name}", unit="doc", disable=not progress) as bar:
+    collection = loader.collection(collection_name)
+    total = sum(count_records(path) for path in corpus)
+    with tqdm(total=total, desc=f"index {name}", unit="doc", disable=not progress) as bar:
         done = 0
 
         def records_done(count: int) -> None:
@@ -145,22 +160,21 @@ def ensure_index(loader: Loader, dataset: Dataset, progress: bool = True) -> Pat
 
         # One ingest batch for the whole corpus: BM25's `avg_len: auto` is measured on it, and
         # the embedder sorts every text by length. The bar still moves with each embedded batch.
+        records = (record for path in corpus for record in read_records(path))
         with counted_embeddings(collection.indexing, lambda _: nullcontext(bar)):
-            report = ingest_records(
-                collection, read_records(dataset.corpus_path), batch_records=1 << 20, on_batch=records_done
-            )
+            report = ingest_records(collection, records, batch_records=1 << 20, on_batch=records_done)
         bar.total = report.records  # the line count was an estimate (blank lines)
         bar.refresh()
-    logger.info("indexed %d documents of %s in %.0f s", report.records, dataset.name, time.perf_counter() - started)
+    logger.info("indexed %d records of %s in %.0f s", report.records, name, time.perf_counter() - started)
     # Documents without text cannot be indexed (real corpora such as Cranfield have a few): they stay
     # unretrievable and count as misses. Any other rejected record is a real problem.
     serious = [e for e in report.errors if EMPTY_CONTENT not in e]
     if serious:
-        msg = f"{dataset.corpus_path}: {len(serious)} records could not be indexed, first: {serious[0]}"
+        msg = f"{name}: {len(serious)} records could not be indexed, first: {serious[0]}"
         raise InvalidRequestError(msg)
     if report.errors:
-        logger.warning("%s: skipped %d documents without text", dataset.name, len(report.errors))
-    marker.write_text(json.dumps({"dataset": str(dataset.root), "documents": report.records}))
+        logger.warning("%s: skipped %d documents without text", name, len(report.errors))
+    marker.write_text(json.dumps({"corpus": [str(path) for path in corpus], "documents": report.records}))
     return folder
 
 
@@ -173,8 +187,6 @@ def run_variant(
     depth: int = RUN_DEPTH,
     index: Path | None = None,
 ) -> VariantResult:
-    run: dict[str, dict[str, float]] = {}
-    latencies: list[float] = []
     loaded.pipeline.warm_up()
     queries = list(dataset.queries.values())
 
@@ -189,13 +201,27 @@ def run_variant(
                     instance.prefill_from_file(queries, index)
                 else:
                     instance.prefill(queries)
+
+    def ranked(_: str, text: str) -> list[str]:
+        result = loaded.run({QUERY_INPUT: text, DEPTH_INPUT: depth})[RESULT_OUTPUT]
+        return [str(r["id"]) for r in result["results"]]
+
+    return run_queries(name, path, dataset, ranked, progress)
+
+
+def run_queries(
+    name: str, path: Path, dataset: Dataset, ranked: Callable[[str, str], list[str]], progress: bool = True
+) -> VariantResult:
+    """Every judged query through `ranked(query id, text)`, timed; the ids it returns are the run, best first."""
+    run: dict[str, dict[str, float]] = {}
+    latencies: list[float] = []
     for query_id, text in tqdm(dataset.queries.items(), desc=f"query {name}", unit="q", disable=not progress):
         start = time.perf_counter()
-        result = loaded.run({QUERY_INPUT: text, DEPTH_INPUT: depth})[RESULT_OUTPUT]
+        ids = ranked(query_id, text)
         latencies.append((time.perf_counter() - start) * 1000)
-        ranked = list(dict.fromkeys(str(r["id"]) for r in result["results"]))
         # Scores from ranks: ranx sorts by score, and this keeps the pipeline's order exactly.
-        run[query_id] = {doc_id: 1.0 / rank for rank, doc_id in enumerate(ranked, start=1)} or {"__none__": 0.0}
+        ordered = dict.fromkeys(ids)
+        run[query_id] = {doc_id: 1.0 / rank for rank, doc_id in enumerate(ordered, start=1)} or {"__none__": 0.0}
     return VariantResult(name=name, pipeline=str(path), run=run, latencies_ms=latencies)
 
 

@@ -206,12 +206,25 @@ class Loader:
         inputs, outputs = _interface(path, pipeline, interface)
         return LoadedPipeline(path, pipeline, inputs, outputs, fingerprint)
 
+    @staticmethod
+    def collections_of(path: Path) -> list[str]:
+        """The collections a pipeline file reads or writes, from its store references, without building it."""
+        raw = _read_yaml(path)
+        components = raw.get("components") if isinstance(raw, dict) else None
+        names = []
+        for spec in (components or {}).values():
+            params = spec.get("init_parameters") if isinstance(spec, dict) else None
+            reference = _store_reference(params if isinstance(params, dict) else {})
+            if reference is not None:
+                names.append(reference)
+        return list(dict.fromkeys(names))
+
     def _resolve(self, path: Path, name: str, cls: type, params: dict[str, Any], files: list[str]) -> dict[str, Any]:
         """Store references become stores; `Path` parameters become absolute paths under the home."""
-        reference = params.get(STORE_PARAMETER)
-        if isinstance(reference, dict) and set(reference) == {"collection"}:
+        reference = _store_reference(params)
+        if reference is not None:
             try:
-                params[STORE_PARAMETER] = self.store(str(reference["collection"]))
+                params[STORE_PARAMETER] = self.store(reference)
             except HaygateError as error:
                 msg = f"{path}: component '{name}': {error.message}"
                 raise ConfigurationError(msg, {"file": str(path), "component": name}) from error
@@ -224,6 +237,14 @@ class Loader:
         if params.get(MODEL_CACHE_PARAMETER) is None and _accepts(cls, MODEL_CACHE_PARAMETER):
             params[MODEL_CACHE_PARAMETER] = str(self.settings.models_dir)
         return params
+
+
+def _store_reference(params: dict[str, Any]) -> str | None:
+    """`document_store: {collection: docs}` names the collection `docs`."""
+    reference = params.get(STORE_PARAMETER)
+    if isinstance(reference, dict) and set(reference) == {"collection"}:
+        return str(reference["collection"])
+    return None
 
 
 def _read_yaml(path: Path) -> Any:

@@ -210,9 +210,16 @@ def dangling_links(store: HybridDocumentStore, field_name: str) -> list[str]:
     return problems
 
 
+def stored_records(store: HybridDocumentStore, record_ids: list[str]) -> set[str]:
+    """Which of `record_ids` the store holds (any of their chunks)."""
+    found = store.meta_by_filter(_records_filter(record_ids)) if record_ids else []
+    return {str(d.meta.get(RECORD_ID)) for d in found}
+
+
 def delete_records(store: HybridDocumentStore, record_ids: list[str]) -> tuple[int, list[str]]:
     """Delete records (all their chunks) by id; returns (points deleted, ids that were not found)."""
-    missing = [rid for rid in record_ids if not store.count_documents(_records_filter([rid]))]
+    stored = stored_records(store, record_ids)
+    missing = [rid for rid in record_ids if rid not in stored]
     found = [rid for rid in record_ids if rid not in missing]
     deleted = store.delete_by_filter(_records_filter(found)) if found else 0
     return deleted, missing

@@ -1,0 +1,90 @@
+"""`haygate eval --judged`: a served tool scored on its own judged set, through real tool calls."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from haygate.cli import main
+from haygate.errors import DatasetError
+from haygate.evaluation.tools import load_judged_set
+from haygate.settings import Settings
+
+PROJECT = Path(__file__).resolve().parents[2]
+TINY = PROJECT / "tests" / "fixtures" / "tiny_judged_docs"
+SNAPSHOTS = "2.0/breakpoints.md#Breakpoints/Snapshots#1"  # long enough to be cut into chunks
+
+
+@pytest.fixture
+def data_dir(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HAYGATE_DATA_DIR", str(settings.data_dir))
+    return settings.data_dir
+
+
+def trec(path: Path) -> dict[str, list[str]]:
+    ranked: dict[str, list[str]] = {}
+    for line in path.read_text().splitlines():
+        query_id, _, doc_id, *_ = line.split()
+        ranked.setdefault(query_id, []).append(doc_id)
+    return ranked
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_eval_scores_the_served_tool_and_a_variant_in_its_place(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    variant = tmp_path / "docs_again.yaml"
+    shutil.copy(PROJECT / "pipelines" / "tools" / "search_docs.yaml", variant)
+    out = tmp_path / "out"
+    argv = ["eval", "--judged", str(TINY), "--out", str(out), "--no-progress", "--pipeline", str(variant)]
+    assert main([*argv, "--metric", "precision@1"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["baseline"] == "search_docs" and report["n_queries"] == 6  # the unjudged query is left out
+    baseline, again = report["variants"]
+    assert set(baseline["metrics"]) == {"ndcg@10", "mrr@10", "precision@1"}
+    assert baseline["metrics"]["ndcg@10"] > 0.7  # the fixture's answers are easy to find
+    assert again["name"] == "docs_again" and again["metrics"] == baseline["metrics"]  # the same pipeline again
+    answered = baseline["unjudged"]["answered"]  # "sourdough starter hydration": judged to match nothing
+    assert baseline["unjudged"] == {"queries": 1, "answered": answered, "answered_ids": ["t7"][:answered]}
+    assert f"`search_docs`: {answered} of 1 queries with no relevant document got results" in capsys.readouterr().out
+    ranked = trec(out / "runs" / "search_docs.trec")
+    assert ranked["t4"][0] == SNAPSHOTS  # its chunks count as the section, once
+    assert len(ranked["t4"]) == len(set(ranked["t4"])) and not any("#chunk" in d for d in ranked["t4"])
+    assert ranked["t3"] and all(d.startswith("1.0/") for d in ranked["t3"])  # the query's own `version` argument
+    assert main(argv) == 0  # a second run reuses the index
+    assert len(list((data_dir / "eval").iterdir())) == 1
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_a_judged_id_the_corpus_lacks_stops_the_evaluation(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(TINY, broken)
+    with (broken / "qrels" / "test.tsv").open("a") as qrels:
+        qrels.write("t1\t1.0/filters.md#Filters/XOR#9\t1\n")
+    assert main(["eval", "--judged", str(broken), "--no-progress", "--out", str(tmp_path / "o")]) != 0
+    error = capsys.readouterr().err
+    assert "1 judged ids are not records of 'docs'" in error and "Filters/XOR" in error
+
+
+def test_judged_set_specs_are_checked_before_anything_runs(tmp_path: Path) -> None:
+    folder = tmp_path / "set"
+    shutil.copytree(TINY, folder)
+    judged = load_judged_set(folder)
+    assert judged.calls["t3"] == {"query": "save a pipeline as yaml text in 1.0", "max_results": 5, "version": "1.0"}
+    assert judged.calls["t1"] == {"query": "exclude documents matching a set of conditions", "max_results": 5}
+    assert judged.unjudged == ["t7"] and "t7" not in judged.dataset.queries  # called, not scored
+    (folder / "sections.jsonl").unlink()
+    with pytest.raises(DatasetError, match="no corpus records there \\(pass --corpus"):
+        load_judged_set(folder)
+    assert load_judged_set(folder, corpus=TINY / "sections.jsonl").corpus == [TINY / "sections.jsonl"]
+    (folder / "eval.yaml").write_text("tool: search_docs\ncorpus: x.jsonl\nresult: results\n")
+    with pytest.raises(DatasetError, match=r"result\n.*Extra inputs are not permitted"):
+        load_judged_set(folder)
+    (folder / "eval.yaml").unlink()
+    with pytest.raises(DatasetError, match=r"eval\.yaml: missing"):
+        load_judged_set(folder)
