@@ -92,6 +92,7 @@ RUN_BY = {
     ".venv/bin/haygate validate": "test_the_walkthrough_tool_works",
     ".venv/bin/haygate eval --dataset ../shared/data/scifact-dev --split train \\": "test_the_evaluation_commands",
     'P="--pipeline': "test_the_evaluation_commands",
+    ".venv/bin/haygate eval --judged evaluation/search_docs \\": "test_the_tool_evaluation_commands",
     "export HAYGATE_QDRANT_URL": "test_pointing_at_a_qdrant_server",
 }
 
@@ -365,6 +366,23 @@ def test_the_evaluation_commands(tmp_path: Path) -> None:
     }
     for folder, name in written.items():
         assert (PROJECT / "eval-out" / folder / name).stat().st_mtime >= started, folder  # written by this run
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+@pytest.mark.timeout(3600)  # cold: 9,144 doc sections and 220 CVs indexed, about 12 min
+def test_the_tool_evaluation_commands(tmp_path: Path) -> None:
+    """The tool evaluations as written: each served tool beats the pipeline it had before issue #16."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"{SHARED_DATA} is absent: the judged sets' corpora are not on this machine")
+    env = {**os.environ, "HAYGATE_DATA_DIR": str(tmp_path / "data")}
+    text = block(".venv/bin/haygate eval --judged evaluation/search_docs \\").text
+    done = subprocess.run(["bash", "-ec", text], env=env, cwd=PROJECT, capture_output=True, text=True, timeout=3600)
+    assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])
+    for tool, before in (("search_docs", "search_docs_rrf"), ("search_by_skills", "search_by_skills_vocabulary_only")):
+        report = json.loads((PROJECT / "eval-out" / tool / "report.json").read_text())
+        scores = {v["name"]: v["metrics"]["ndcg@10"] for v in report["variants"]}
+        assert list(scores) == [tool, before] and scores[tool] >= scores[before], scores
 
 
 @pytest.mark.slow

@@ -29,6 +29,7 @@ SETTINGS_READERS = {
     "haygate.commands",
     "haygate.evaluation.runner",
     "haygate.evaluation.tune",
+    "haygate.evaluation.tools",
     "haygate.cli",
 }
 
