@@ -250,13 +250,13 @@ def home_with_retriever(tmp_path: Path, **settings: Any) -> Path:
     retriever = pipeline["components"]["retriever"]["init_parameters"]
     retriever.update(settings)
     for name in [name for name, value in settings.items() if value is None]:
-        retriever.pop(name, None)
+        del retriever[name]
     path.write_text(yaml.safe_dump(pipeline))
     return home
 
 
 def test_a_pipeline_with_an_ignored_setting_does_not_load(tmp_path: Path) -> None:
-    home = home_with_retriever(tmp_path, fusion="dbsf", weights={"dense": 1.0, "sparse": 1.0})
+    home = home_with_retriever(tmp_path, fusion="dbsf", rrf_k=None)  # keeps `weights: {dense: 1.0, sparse: 1.0}`
     path = home / "pipelines" / "tools" / "search_docs.yaml"
     with Loader(make_settings(tmp_path / "data", home=home)) as loader, pytest.raises(ConfigurationError) as caught:
         loader.pipeline(path)
