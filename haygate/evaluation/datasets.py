@@ -66,8 +66,9 @@ def load_dataset(root: Path, split: str) -> Dataset:
 
 def load_judged_queries(root: Path, split: str) -> tuple[Dataset, dict[str, tuple[str, dict[str, Any]]]]:
     """A judged set whose corpus is not in the folder (a tool's judged set): the dataset of its judged
-    queries, and every query (judged or not: one that should find nothing has no judgments) with its text and
-    `metadata`. The corpus size is 0: the corpus is counted when it is indexed."""
+    queries, and every query of this split with its text and `metadata`: the judged ones, and those judged in
+    no split (they should find nothing) whose `metadata.split` is this one (default `test`). The corpus size
+    is 0: the corpus is counted when it is indexed."""
     root = Path(root)
     queries_path, qrels_path = root / "queries.jsonl", root / "qrels" / f"{split}.tsv"
     for path in (queries_path, qrels_path):
@@ -78,8 +79,14 @@ def load_judged_queries(root: Path, split: str) -> tuple[Dataset, dict[str, tupl
     if not qrels:
         raise DatasetError(f"{qrels_path}: no judgments with a positive score")
     metadata = {str(r["_id"]): dict(r.get("metadata") or {}) for _, r in _records(queries_path)}
+    judged_anywhere = set(qrels)
+    for other in sorted((root / "qrels").glob("*.tsv")):
+        if other != qrels_path:
+            judged_anywhere |= set(_qrels(other, set(query_text), None))
+    # A query judged in no split should find nothing; it belongs to the split its metadata names (default test).
+    unjudged = {q for q in query_text if q not in judged_anywhere and metadata[q].get("split", "test") == split}
     dataset = Dataset(root, split, {q: query_text[q] for q in qrels}, qrels, 0)
-    return dataset, {q: (text, metadata[q]) for q, text in query_text.items()}
+    return dataset, {q: (query_text[q], metadata[q]) for q in query_text if q in qrels or q in unjudged}
 
 
 def _records(path: Path) -> list[tuple[int, dict]]:
