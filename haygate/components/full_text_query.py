@@ -1,9 +1,13 @@
 """`FullTextQuery`: a full-text query -> filter conditions (what must match) + BM25 scoring text.
 
 Raw mode parses FTS5-style syntax (`haygate.text.query_syntax`); simple mode takes the words, all
-required (or any, with `operator: OR`). Words and phrases become `match`/`phrase` conditions on the text
-index; `prefix*` becomes a `prefix` condition on a keyword-prefix index of each document's words, and is
-expanded into the words the matching documents have, so BM25 can rank by them.
+required (or any, with `operator: OR`). Stop words are left out of the conditions, as the text index leaves
+them out of every document: "subtitles drifting after seeking" requires the three content words, where a
+condition on "after" would match nothing and empty the result.
+
+Words and phrases become `match`/`phrase` conditions on the text index; `prefix*` becomes a `prefix`
+condition on a keyword-prefix index of each document's words, and is expanded into the words the matching
+documents have, so BM25 can rank by them.
 """
 
 from typing import Any
@@ -12,9 +16,10 @@ from haystack import component, default_from_dict, default_to_dict
 
 from haygate.document_stores.hybrid import HybridDocumentStore, check_store
 from haygate.errors import InvalidRequestError
+from haygate.text.bm25 import Bm25Tokenizer
 from haygate.text.normalise import fold
 from haygate.text.paths import document_value
-from haygate.text.query_syntax import Node, parse, positive_terms, simple_terms
+from haygate.text.query_syntax import Node, parse, positive_terms, simple_terms, terms_of_tree, without
 
 MAX_PREFIX_EXPANSIONS = 30
 
@@ -31,6 +36,9 @@ class FullTextQuery:
         self.document_store = check_store(document_store, "full-text query")
         self.text_field = text_field
         self.terms_field = terms_field
+        # The text index's own analysis (haygate.document_stores.edge.document_store.text_index_params):
+        # English stop words, stemming, ASCII folding. A word it reduces to no token is a stop word.
+        self._tokenizer = Bm25Tokenizer("english", ascii_folding=True)
 
     def to_dict(self) -> dict[str, Any]:
         return default_to_dict(
@@ -59,12 +67,21 @@ class FullTextQuery:
         if not str(query or "").strip():
             raise InvalidRequestError("'query' is empty", {"field": "query"})
         any_of = (operator or "AND") == "OR"
-        tree = parse(query) if match_mode == "raw" else simple_terms(query, any_of=any_of)
+        written = parse(query) if match_mode == "raw" else simple_terms(query, any_of=any_of)
+        tree = without(written, self._is_stopword)
+        if tree is None:
+            words = ", ".join(f"'{t}'" for t in terms_of_tree(written))
+            msg = f"'query' has only stop words ({words}), which no document is indexed by; add a word to find"
+            raise InvalidRequestError(msg, {"field": "query"})
         combined = {"operator": "AND", "conditions": [c for c in (filters, self._condition(tree)) if c]}
         words, prefixes = positive_terms(tree)
         expanded = self._expand(prefixes, combined) if prefixes else []
         terms = list(dict.fromkeys([*words, *expanded]))
         return {"text": " ".join(terms), "filters": combined, "terms": terms}
+
+    def _is_stopword(self, node: Node) -> bool:
+        """A word or phrase the text index holds no token of; prefixes match the unfiltered `terms_field`."""
+        return node.kind != "prefix" and not self._tokenizer.counts(node.text)
 
     def _condition(self, node: Node) -> dict[str, Any]:
         if node.kind == "word":

@@ -4,6 +4,7 @@ A recursive-descent parser turns a raw query into a tree of `Node`s, with implic
 Simple mode keeps only the words. Errors carry the 1-based position and a hint.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -158,6 +159,28 @@ def simple_terms(query: str, any_of: bool = False) -> Node:
         raise QuerySyntaxError("no searchable words", 1, "use letters or digits")
     nodes = tuple(Node("word", w) for w in words)
     return nodes[0] if len(nodes) == 1 else Node("or" if any_of else "and", children=nodes)
+
+
+def without(node: Node, ignored: Callable[[Node], bool]) -> Node | None:
+    """The tree with the terms `ignored` says the index does not hold (stop words) left out, as PostgreSQL's
+    `to_tsquery` leaves them out: `a AND the` is `a`, `the OR b` is `b`, `NOT the` and `(the)` are nothing.
+    Such a term cannot match any document, so keeping it would empty every conjunction it is part of. None
+    when nothing is left."""
+    if node.kind in ("word", "phrase", "prefix"):
+        return None if ignored(node) else node
+    children = tuple(kept for child in node.children if (kept := without(child, ignored)) is not None)
+    if not children:
+        return None
+    if node.kind == "not":
+        return Node("not", children=children)
+    return children[0] if len(children) == 1 else Node(node.kind, children=children)
+
+
+def terms_of_tree(node: Node) -> list[str]:
+    """Every word and phrase of the tree, negated or not, in order (what the caller wrote)."""
+    if node.kind in ("word", "phrase", "prefix"):
+        return [node.text]
+    return [text for child in node.children for text in terms_of_tree(child)]
 
 
 def positive_terms(node: Node, negated: bool = False) -> tuple[list[str], list[str]]:

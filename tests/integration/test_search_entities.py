@@ -140,6 +140,15 @@ async def test_errors_are_validation_errors_with_position_and_hint(
         assert "position" in error["details"] and error["details"]["hint"]
 
 
+async def test_stop_words_do_not_empty_a_query(gateway: Gateway) -> None:
+    """The index holds no stop words, so a condition on one would match nothing (found by the judged set)."""
+    data = await search(gateway, query="subtitles drifting after seeking")
+    assert [r["entity_id"] for r in data["results"]] == ["bug:3190"]
+    assert ids(await search(gateway, query="the dropdown")) == ids(await search(gateway, query="dropdown"))
+    error = await error_of(gateway, query="what is the")
+    assert error["code"] == "VALIDATION_ERROR" and "only stop words" in error["message"]
+
+
 def test_simple_mode_treats_syntax_as_words(gateway: Gateway) -> None:
     data = gateway.call("search", {"query": '"payment (confirmation screen'})
     assert {r["entity_id"] for r in data["results"]} >= PHRASE

@@ -3,7 +3,7 @@ from haystack import Document
 
 from haygate.components.full_text_query import FullTextQuery
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
-from haygate.errors import QuerySyntaxError
+from haygate.errors import InvalidRequestError, QuerySyntaxError
 
 
 class TestFullTextQuery:
@@ -24,26 +24,37 @@ class TestFullTextQuery:
         assert FullTextQuery.from_dict(data).terms_field == "meta.terms"
 
     def test_run_raw_builds_conditions_and_scoring_words(self, tiny_store: EdgeDocumentStore) -> None:
-        out = FullTextQuery(tiny_store).run(query='"a b" NOT c', match_mode="raw")
+        out = FullTextQuery(tiny_store).run(query='"red fox" NOT cat', match_mode="raw")
         assert out["filters"] == {
             "operator": "AND",
             "conditions": [
                 {
                     "operator": "AND",
                     "conditions": [
-                        {"field": "content", "operator": "phrase", "value": "a b"},
-                        {"operator": "NOT", "conditions": [{"field": "content", "operator": "match", "value": "c"}]},
+                        {"field": "content", "operator": "phrase", "value": "red fox"},
+                        {"operator": "NOT", "conditions": [{"field": "content", "operator": "match", "value": "cat"}]},
                     ],
                 }
             ],
         }
-        assert out["text"] == "a b" and out["terms"] == ["a", "b"]
+        assert out["text"] == "red fox" and out["terms"] == ["red", "fox"]
 
     def test_run_simple_or_and_outer_filters(self, tiny_store: EdgeDocumentStore) -> None:
         outer = {"field": "meta.group", "operator": "==", "value": "x"}
-        out = FullTextQuery(tiny_store).run(query="a (b", filters=outer, operator="OR")
+        out = FullTextQuery(tiny_store).run(query="red (fox", filters=outer, operator="OR")
         [first, second] = out["filters"]["conditions"]
-        assert first == outer and second["operator"] == "OR" and out["text"] == "a b"
+        assert first == outer and second["operator"] == "OR" and out["text"] == "red fox"
+
+    def test_run_leaves_stop_words_out_of_the_conditions(self, tiny_store: EdgeDocumentStore) -> None:
+        out = FullTextQuery(tiny_store).run(query="subtitles drifting after seeking")
+        [condition] = out["filters"]["conditions"]
+        assert [c["value"] for c in condition["conditions"]] == ["subtitles", "drifting", "seeking"]
+        raw = FullTextQuery(tiny_store).run(query='"off by one" OR the', match_mode="raw")
+        assert raw["filters"]["conditions"] == [{"field": "content", "operator": "phrase", "value": "off by one"}]
+
+    def test_run_refuses_a_query_of_stop_words_only(self, tiny_store: EdgeDocumentStore) -> None:
+        with pytest.raises(InvalidRequestError, match="only stop words \\('what', 'is', 'the'\\)"):
+            FullTextQuery(tiny_store).run(query="what is the")
 
     def test_run_expands_prefixes_from_the_matching_documents(self, tiny_store: EdgeDocumentStore) -> None:
         tiny_store.write_documents(

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from haygate.errors import QuerySyntaxError
-from haygate.text.query_syntax import Node, parse, positive_terms, simple_terms
+from haygate.text.query_syntax import Node, parse, positive_terms, simple_terms, terms_of_tree, without
 
 
 def test_precedence_not_binds_tightest_then_and_then_or() -> None:
@@ -75,3 +75,31 @@ def test_nesting_is_bounded_by_a_syntax_error_not_the_recursion_limit(query: str
 
 def test_nesting_up_to_the_bound_parses() -> None:
     assert parse("(" * 32 + "a" + ")" * 32) == Node("word", "a")
+
+
+STOPWORDS = {"the", "after", "of"}
+
+
+def is_stopword(node: Node) -> bool:
+    return node.kind == "word" and node.text in STOPWORDS
+
+
+@pytest.mark.parametrize(
+    ("query", "kept"),
+    [
+        ("subtitles after seeking", "subtitles seeking"),
+        ("the OR crash", "crash"),
+        ("crash NOT the", "crash"),
+        ("(the OR of) crash", "crash"),
+        ("crash NOT (the OR screen)", "crash NOT screen"),
+        ("screen*", "screen*"),
+    ],
+)
+def test_without_leaves_out_ignored_terms_as_if_unwritten(query: str, kept: str) -> None:
+    assert without(parse(query), is_stopword) == parse(kept)
+
+
+def test_without_leaves_nothing_when_every_term_is_ignored() -> None:
+    tree = parse("the NOT (of OR after)")
+    assert without(tree, is_stopword) is None
+    assert terms_of_tree(tree) == ["the", "of", "after"]
