@@ -1,4 +1,4 @@
-"""Calibrate `search_by_skills`' thresholds on the judged paraphrase set (evaluation/search_by_skills).
+"""Calibrate `search_by_skills`' thresholds on the judged paraphrase set (evaluation/search_by_skills, split dev).
 
 The real CVs (../shared/data/resumes) are ingested once into a temporary store by the candidates collection's
 own pipeline; then every judged query is sent as the one required skill of a real tool call. For each pair of
@@ -31,10 +31,12 @@ JUDGED = PROJECT / "evaluation" / "search_by_skills"
 K = 5
 
 
-def judged_set(folder: Path) -> tuple[list[dict[str, Any]], dict[str, set[str]]]:
+def judged_set(folder: Path, split: str) -> tuple[list[dict[str, Any]], dict[str, set[str]]]:
+    """The split's requests (judged and nonsense) and their relevant CVs."""
     queries = [json.loads(line) for line in (folder / "queries.jsonl").read_text().splitlines() if line.strip()]
+    queries = [q for q in queries if q["metadata"].get("split", "test") == split]
     qrels: dict[str, set[str]] = {}
-    for line in (folder / "qrels" / "test.tsv").read_text().splitlines()[1:]:
+    for line in (folder / "qrels" / f"{split}.tsv").read_text().splitlines()[1:]:
         query_id, cv_id, score = line.split("\t")
         if int(score) > 0:
             qrels.setdefault(query_id, set()).add(cv_id)
@@ -69,11 +71,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--resumes", type=Path, default=DEFAULT_RESUMES)
     parser.add_argument("--judged", type=Path, default=JUDGED)
+    parser.add_argument("--split", default="dev", help="dev: calibrate on it; test: the held-out requests")
     parser.add_argument("--thresholds", type=float, nargs="*", default=[0.5, 0.55, 0.6, 0.65, 0.7])
     parser.add_argument("--vocabulary-thresholds", type=float, nargs="*", default=[0.5, 0.55, 0.6, 0.7])
     parser.add_argument("--data-dir", type=Path, default=None, help="keep the ingested CVs here (reused)")
     args = parser.parse_args()
-    queries, qrels = judged_set(args.judged)
+    queries, qrels = judged_set(args.judged, args.split)
     folder = args.data_dir or Path(tempfile.mkdtemp(prefix="haygate-skills-"))
     report: dict[str, Any] = {"queries": len(queries)}
     with Loader(Settings(data_dir=folder, qdrant_url=None, watch=False)) as loader:

@@ -159,16 +159,19 @@ def file_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
-def write_judged_queries(
-    folder: Path, queries: list[dict[str, Any]], qrels: dict[str, dict[str, int]], split: str = "test"
-) -> None:
-    """Write a judged set's `queries.jsonl` (each `{_id, text, metadata}`) and `qrels/<split>.tsv` in the BEIR
-    layout that `load_dataset` reads; the corpus stays wherever the set's builder found it."""
+def write_judged_queries(folder: Path, queries: list[dict[str, Any]], qrels: dict[str, dict[str, int]]) -> None:
+    """Write a judged set's `queries.jsonl` (each `{_id, text, metadata}`) and its `qrels/<split>.tsv` files in
+    the BEIR layout that `load_dataset` reads: a query's judgments go to the split its `metadata.split` names
+    (default `test`), the rule `load_judged_queries` reads back. The corpus stays where the builder found it."""
     (folder / "qrels").mkdir(parents=True, exist_ok=True)
     with (folder / "queries.jsonl").open("w") as file:
         for query in queries:
             file.write(json.dumps({key: query[key] for key in ("_id", "text", "metadata")}) + "\n")
-    with (folder / "qrels" / f"{split}.tsv").open("w") as file:
-        file.write("query-id\tcorpus-id\tscore\n")
-        for query_id, judged in qrels.items():
-            file.writelines(f"{query_id}\t{doc_id}\t{score}\n" for doc_id, score in judged.items())
+    splits: dict[str, list[str]] = {}
+    for query in queries:
+        splits.setdefault(str((query.get("metadata") or {}).get("split", "test")), []).append(query["_id"])
+    for split, query_ids in splits.items():
+        with (folder / "qrels" / f"{split}.tsv").open("w") as file:
+            file.write("query-id\tcorpus-id\tscore\n")
+            for query_id in query_ids:
+                file.writelines(f"{query_id}\t{doc_id}\t{score}\n" for doc_id, score in qrels.get(query_id, {}).items())

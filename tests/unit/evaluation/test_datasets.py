@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from haygate.errors import DatasetError
-from haygate.evaluation.datasets import load_dataset, write_judged_queries
+from haygate.evaluation.datasets import load_dataset, load_judged_queries, write_judged_queries
 
 TINY = Path(__file__).resolve().parents[2] / "fixtures" / "tiny_beir"
 
@@ -60,3 +60,19 @@ def test_a_written_judged_set_reads_back(tmp_path: Path) -> None:
     dataset = load_dataset(tmp_path, "test")
     assert dataset.queries == {"a": "first question"}  # only judged queries are scored
     assert dataset.qrels == {"a": {corpus_ids[0]: 2, corpus_ids[1]: 1}}
+
+
+def test_a_written_judged_set_keeps_each_query_in_its_split(tmp_path: Path) -> None:
+    """A calibration split and a held-out split in one set: each query's judgments go where its metadata says."""
+    shutil.copy(TINY / "corpus.jsonl", tmp_path / "corpus.jsonl")
+    first, second = [line.split('"')[3] for line in (TINY / "corpus.jsonl").read_text().splitlines()[:2]]
+    queries = [
+        {"_id": "a", "text": "tuned on", "metadata": {"split": "dev"}},
+        {"_id": "b", "text": "held out", "metadata": {}},
+        {"_id": "c", "text": "nonsense held out", "metadata": {}},
+    ]
+    write_judged_queries(tmp_path, queries, {"a": {first: 1}, "b": {second: 1}})
+    assert load_dataset(tmp_path, "dev").qrels == {"a": {first: 1}}
+    assert load_dataset(tmp_path, "test").qrels == {"b": {second: 1}}
+    _, test_queries = load_judged_queries(tmp_path, "test")
+    assert sorted(test_queries) == ["b", "c"]  # the unjudged one belongs to its own split, test
