@@ -70,8 +70,8 @@ class FullTextQuery:
         written = parse(query) if match_mode == "raw" else simple_terms(query, any_of=any_of)
         tree = without(written, self._is_stopword)
         if tree is None:
-            words = ", ".join(f"'{t}'" for t in terms_of_tree(written))
-            msg = f"'query' has only stop words ({words}), which no document is indexed by; add a word to find"
+            listed = ", ".join(f"'{t}'" for t in terms_of_tree(written))
+            msg = f"'query' has only stop words ({listed}), which no document is indexed by; add a word to find"
             raise InvalidRequestError(msg, {"field": "query"})
         combined = {"operator": "AND", "conditions": [c for c in (filters, self._condition(tree)) if c]}
         words, prefixes = positive_terms(tree)
