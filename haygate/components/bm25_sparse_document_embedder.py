@@ -6,6 +6,7 @@ from typing import Any
 from haystack import Document, component, default_from_dict, default_to_dict
 from haystack.dataclasses import SparseEmbedding
 
+from haygate.errors import ConfigurationError
 from haygate.text.bm25 import AvgLen, Bm25Settings, document_weights
 from haygate.text.paths import check_document_path, document_text
 
@@ -14,7 +15,10 @@ from haygate.text.paths import check_document_path, document_text
 class Bm25SparseDocumentEmbedder:
     """Term-frequency weights saturated by `k` and normalised by `b` and `avg_len`.
 
-    `fields` are the document paths whose text is concatenated, e.g. `meta.title` then `content`.
+    `fields` are the document paths whose terms are counted, e.g. `[meta.title, content]`, or a mapping that
+    weighs each field's counts before saturation, BM25F-style (Robertson et al. 2004): `{meta.title: 3,
+    content: 1}` counts a title word three times. Chosen by leave-one-dataset-out for the BEIR pipelines:
+    a title weight of 3 added 0.003-0.004 nDCG@10 on SciFact and Cranfield (scripts/ranking_study.py).
     `avg_len: auto` uses the mean length (in tokens) of the documents of each run: right for a corpus
     indexed in one run, as `haygate eval` does; collections ingested piecemeal want a fixed number.
     """
@@ -22,7 +26,7 @@ class Bm25SparseDocumentEmbedder:
     def __init__(
         self,
         *,
-        fields: list[str] | None = None,
+        fields: list[str] | dict[str, float] | None = None,
         language: str = "english",
         k: float = 1.2,
         b: float = 0.75,
@@ -30,7 +34,13 @@ class Bm25SparseDocumentEmbedder:
         ascii_folding: bool = True,
         capitalised_stopwords: bool = True,
     ) -> None:
-        self.fields = [check_document_path(f) for f in fields or ["content"]]
+        weights = fields if isinstance(fields, dict) else dict.fromkeys(fields or ["content"], 1.0)
+        for field, weight in weights.items():
+            check_document_path(field)
+            if isinstance(weight, bool) or not isinstance(weight, int | float) or weight <= 0:
+                raise ConfigurationError(f"fields: the weight of '{field}' must be a number above 0, got {weight!r}")
+        self.fields = fields if isinstance(fields, dict) else list(weights)
+        self._weights = {field: float(weight) for field, weight in weights.items()}
         self.settings = Bm25Settings(
             language=language,
             k=k,
@@ -74,6 +84,11 @@ class Bm25SparseDocumentEmbedder:
             embedded.append(dataclasses.replace(document, sparse_embedding=sparse))
         return {"documents": embedded}
 
-    def term_counts(self, document: Document) -> dict[int, int]:
-        text = "\n".join(t for t in (document_text(document, f) for f in self.fields) if t)
-        return self._tokenizer.counts(text)
+    def term_counts(self, document: Document) -> dict[int, float]:
+        """Each term's count in the document, every field's counts times the field's weight."""
+        counts: dict[int, float] = {}
+        for field, weight in self._weights.items():
+            text = document_text(document, field)
+            for token, n in self._tokenizer.counts(text).items() if text else ():
+                counts[token] = counts.get(token, 0.0) + weight * n
+        return counts

@@ -1,5 +1,8 @@
 """`DenseDocumentEmbedder`: the document side of dense retrieval; embeds chosen meta fields (the title)
-with the content, as sentence-transformers' Haystack embedder does, on the runtime the YAML names."""
+with the content, as sentence-transformers' Haystack embedder does, on the runtime the YAML names.
+
+With `passages`, it also embeds each word window of the content on its own, for the collection's passage
+vectors (`haygate.text.passages`): the store keeps them as a multivector, the retriever rescores by them."""
 
 from dataclasses import replace
 from pathlib import Path
@@ -10,6 +13,9 @@ from haystack import Document, component, default_from_dict, default_to_dict
 from haygate.components.dense_text_embedder import DenseEmbedding
 from haygate.components.embedding_backends import Runtime
 from haygate.components.models import DEFAULT_MODEL
+from haygate.document_stores.payload import PASSAGE_EMBEDDINGS
+from haygate.errors import ConfigurationError
+from haygate.text.passages import word_windows
 
 
 @component
@@ -29,6 +35,7 @@ class DenseDocumentEmbedder(DenseEmbedding):
         model_cache_dir: Path | None = None,
         meta_fields_to_embed: list[str] | None = None,
         embedding_separator: str = "\n",
+        passages: dict[str, int] | None = None,
         progress_bar: bool = False,
     ) -> None:
         """
@@ -36,11 +43,23 @@ class DenseDocumentEmbedder(DenseEmbedding):
 
         :param meta_fields_to_embed: meta fields embedded before the content (e.g. the title).
         :param embedding_separator: what joins those fields and the content into the embedded text.
+        :param passages: `{words: 48, stride: 24}`: also embed every window of `words` words of the content,
+            one every `stride` words, for the collection's passage vectors (its YAML says `passages: true`).
+            Ingest embeds about `words / stride` times more text. None: no passages.
         :param progress_bar: kept for YAML written for sentence-transformers' embedder; ingest shows its own.
         """
         self._setup(model, backend, prefix, suffix, batch_size, normalize_embeddings, truncate_dim, model_cache_dir)
         self.meta_fields_to_embed = list(meta_fields_to_embed or [])
         self.embedding_separator = embedding_separator
+        self.passages = dict(passages) if passages is not None else None
+        if self.passages is not None:
+            words, stride = self.passages.get("words"), self.passages.get("stride")
+            if set(self.passages) != {"words", "stride"} or not isinstance(words, int) or not isinstance(stride, int):
+                raise ConfigurationError(f"passages takes {{words: int, stride: int}}, got {self.passages}")
+            try:
+                word_windows("", words, stride)
+            except ValueError as error:
+                raise ConfigurationError(str(error)) from None
         self.progress_bar = progress_bar
 
     def to_dict(self) -> dict[str, Any]:
@@ -48,6 +67,7 @@ class DenseDocumentEmbedder(DenseEmbedding):
             self,
             meta_fields_to_embed=self.meta_fields_to_embed,
             embedding_separator=self.embedding_separator,
+            passages=self.passages,
             progress_bar=self.progress_bar,
             **self._settings(),
         )
@@ -66,5 +86,14 @@ class DenseDocumentEmbedder(DenseEmbedding):
             raise TypeError("DenseDocumentEmbedder embeds a list of Documents; use DenseTextEmbedder for a string")
         if not documents:
             return {"documents": []}
-        vectors = self._embed_texts([self.text_to_embed(d) for d in documents])
-        return {"documents": [replace(d, embedding=v) for d, v in zip(documents, vectors.tolist(), strict=True)]}
+        vectors = self._embed_texts([self.text_to_embed(d) for d in documents]).tolist()
+        if self.passages is None:
+            return {"documents": [replace(d, embedding=v) for d, v in zip(documents, vectors, strict=True)]}
+        windows = [word_windows(d.content or "", self.passages["words"], self.passages["stride"]) for d in documents]
+        flat = self._embed_texts([w for group in windows for w in group]).tolist() if any(windows) else []
+        embedded, start = [], 0
+        for document, vector, group in zip(documents, vectors, windows, strict=True):
+            meta = {**document.meta, PASSAGE_EMBEDDINGS: flat[start : start + len(group)]}
+            embedded.append(replace(document, embedding=vector, meta=meta))
+            start += len(group)
+        return {"documents": embedded}

@@ -22,6 +22,7 @@ from haygate.document_stores.hybrid import (
     DEFAULT_RRF_K,
     DENSE,
     FUSIONS,
+    PASSAGES,
     SPARSE,
     TEXT_PREFIX,
     Fusion,
@@ -64,6 +65,7 @@ class HybridRetriever:
         payload_fields: list[str] | None = None,
         relevance_floor: dict[str, float] | None = None,
         feedback: dict[str, float] | None = None,
+        passages: float | None = None,
     ) -> None:
         """
         :param document_store: the collection's store (the loader builds it from `{collection: name}`).
@@ -88,6 +90,10 @@ class HybridRetriever:
         :param feedback: dense pseudo-relevance feedback, `{documents: 3, weight: 1.0}`: the query vector
             moves toward the mean of the first ranking's top `documents` by `weight`, then the query runs
             again (one more store query). Needs the dense source. None: off.
+        :param passages: rescore the fused candidates (all `top_k` of them) by their best passage's cosine to
+            the query, weighted this much against the fused score (both scaled as DBSF scales a list). Needs
+            the dense source and a collection with `passages: true`. With feedback, the feedback documents
+            are the rescored list's first. None: off.
         :raises ConfigurationError: on a bad value, or a setting the others make irrelevant (naming both).
         """
         self.document_store = check_store(document_store, "retriever")
@@ -132,6 +138,16 @@ class HybridRetriever:
                 raise ConfigurationError(msg)
             if weight < 0:
                 raise ConfigurationError(f"feedback weight must be at least 0, got {weight}")
+        number = isinstance(passages, int | float) and not isinstance(passages, bool)
+        if passages is not None and (not number or passages <= 0):
+            raise ConfigurationError(f"passages is the weight of the passage scores, above 0; got {passages!r}")
+        if passages is not None and not self.document_store.passages:
+            msg = (
+                f"retriever: passages rescores by passage vectors, and collection '{self.document_store.collection}' "
+                "keeps none: set `passages: true` in its YAML (and `passages:` on its indexing dense embedder)"
+            )
+            raise ConfigurationError(msg)
+        self.passages = passages
         settings = self._settings()
         refused: dict[str, list[str]] = {}
         for name, why in self.ignored_settings(settings).items():
@@ -157,6 +173,8 @@ class HybridRetriever:
         ignored: dict[str, str] = {}
         if settings.get("feedback") and DENSE not in sources:
             ignored["feedback"] = "feedback moves the dense query vector, and use_dense is false"
+        if settings.get("passages") and DENSE not in sources:
+            ignored["passages"] = "passages are scored against the dense query vector, and use_dense is false"
         if len(sources) == 1:
             alone = f"use_dense, use_sparse and text_fields leave one source ({sources[0]}), so nothing is fused"
             return {**ignored, **dict.fromkeys(("fusion", "rrf_k", "weights", "prefetch_limit"), alone)}
@@ -198,6 +216,7 @@ class HybridRetriever:
             "payload_fields": self.payload_fields,
             "relevance_floor": self.relevance_floor,
             "feedback": self.feedback,
+            "passages": self.passages,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -253,6 +272,7 @@ class HybridRetriever:
             payload_fields=tuple(self.payload_fields) if self.payload_fields is not None else None,
             feedback_documents=int((self.feedback or {}).get("documents", 0)),
             feedback_weight=float((self.feedback or {}).get("weight", 1.0)),
+            passage_weight=float(self.passages or 0.0),
         )
         threshold = min_score if min_score is not None else self.min_score
         documents, below_floor = [], 0
@@ -266,6 +286,8 @@ class HybridRetriever:
             provenance["fused_score"] = hit.fused_score
             if hit.source_scores.get(DENSE) is not None:
                 provenance["dense_score"] = hit.source_scores[DENSE]
+            if hit.source_scores.get(PASSAGES) is not None:
+                provenance["passage_score"] = hit.source_scores[PASSAGES]
             documents.append(hit.to_document({"scores": provenance}))
         count = store.count_documents() if not documents else None
         return {"documents": documents, "collection_count": count, "metadata": self._floor_metadata(below_floor)}

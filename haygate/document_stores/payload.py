@@ -3,6 +3,11 @@
 Vectors are named `text-dense` (cosine) and `text-sparse` (BM25, IDF modifier); a point's id is
 `uuid5(namespace, document.id)`; the payload is `Document.to_dict(flatten=False)` minus the vectors, so
 filters address `meta.<field>`, `content` and `id`.
+
+A collection that declares `passages: true` adds one vector of our own, `text-passages`: a multivector
+holding the embedding of each passage (word window) of the document, compared by MaxSim, so a query's score
+there is its cosine with the document's best passage. A Haystack Document has no field for several vectors:
+the embedder hands them to the store under the meta key `PASSAGE_EMBEDDINGS`, which never reaches a payload.
 """
 
 import dataclasses
@@ -15,6 +20,8 @@ from haystack import Document
 # here so the embedded path does not import qdrant-client (a second of every start); a test checks they agree.
 DENSE_VECTORS_NAME = "text-dense"
 SPARSE_VECTORS_NAME = "text-sparse"
+PASSAGE_VECTORS_NAME = "text-passages"
+PASSAGE_EMBEDDINGS = "_passage_embeddings"  # meta key: list[list[float]], from the embedder to the store only
 UUID_NAMESPACE = uuid.UUID("3896d314-1e95-4a3a-b45a-945f9f0b541d")
 
 
@@ -23,7 +30,22 @@ def convert_id(document_id: str) -> str:
     return uuid.uuid5(UUID_NAMESPACE, document_id).hex
 
 
-__all__ = ["DENSE_VECTORS_NAME", "SPARSE_VECTORS_NAME", "convert_id", "document_from_payload", "payload_from_document"]
+__all__ = [
+    "DENSE_VECTORS_NAME",
+    "PASSAGE_EMBEDDINGS",
+    "PASSAGE_VECTORS_NAME",
+    "SPARSE_VECTORS_NAME",
+    "convert_id",
+    "document_from_payload",
+    "passage_vectors",
+    "payload_from_document",
+]
+
+
+def passage_vectors(document: Document) -> list[list[float]] | None:
+    """The passage embeddings an embedder attached to `document` (None: it has none)."""
+    vectors = document.meta.get(PASSAGE_EMBEDDINGS)
+    return vectors if vectors else None
 
 
 def payload_from_document(document: Document) -> dict[str, Any]:
@@ -33,15 +55,12 @@ def payload_from_document(document: Document) -> dict[str, Any]:
     through `dataclasses.asdict`, which was most of a write. The meta is handed over as it is; both stores
     convert the payload into their own form at once, so nothing here keeps a reference to it.
     """
+    meta = document.meta
+    if PASSAGE_EMBEDDINGS in meta:
+        meta = {key: value for key, value in meta.items() if key != PASSAGE_EMBEDDINGS}
     if document.blob is None:
-        return {
-            "id": document.id,
-            "content": document.content,
-            "blob": None,
-            "meta": document.meta,
-            "score": document.score,
-        }
-    payload = dataclasses.replace(document, embedding=None, sparse_embedding=None).to_dict(flatten=False)
+        return {"id": document.id, "content": document.content, "blob": None, "meta": meta, "score": document.score}
+    payload = dataclasses.replace(document, embedding=None, sparse_embedding=None, meta=meta).to_dict(flatten=False)
     payload.pop("embedding", None)
     payload.pop("sparse_embedding", None)
     return payload

@@ -13,7 +13,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -149,20 +149,17 @@ def ensure_corpus_index(
     started = time.perf_counter()
     collection = loader.collection(collection_name)
     total = sum(count_records(path) for path in corpus)
+
+    def embedding_bar(texts: int) -> Any:
+        """One bar per embedding call, exact: the documents, then (if the collection keeps them) passages."""
+        return tqdm(total=texts, desc=f"embed {name}", unit="text", disable=not progress)
+
     with tqdm(total=total, desc=f"index {name}", unit="doc", disable=not progress) as bar:
-        done = 0
-
-        def records_done(count: int) -> None:
-            """Catch up with records that were not embedded (refused ones) once their batch is written."""
-            nonlocal done
-            done += count
-            bar.update(max(0, done - bar.n))
-
         # One ingest batch for the whole corpus: BM25's `avg_len: auto` is measured on it, and
-        # the embedder sorts every text by length. The bar still moves with each embedded batch.
+        # the embedder sorts every text by length. Its embedding bars move with each embedded batch.
         records = (record for path in corpus for record in read_records(path))
-        with counted_embeddings(collection.indexing, lambda _: nullcontext(bar)):
-            report = ingest_records(collection, records, batch_records=1 << 20, on_batch=records_done)
+        with counted_embeddings(collection.indexing, embedding_bar):
+            report = ingest_records(collection, records, batch_records=1 << 20, on_batch=bar.update)
         bar.total = report.records  # the line count was an estimate (blank lines)
         bar.refresh()
     logger.info("indexed %d records of %s in %.0f s", report.records, name, time.perf_counter() - started)

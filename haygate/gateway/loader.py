@@ -151,6 +151,7 @@ class Loader:
                 "embedding_dim": schema.embedding_dim,
                 "payload_indexes": dict(schema.payload_indexes),
                 "text_fields": list(schema.text_index),
+                "passages": schema.passages,
             }
             if self.settings.qdrant_url:
                 # Imported here: qdrant-client is a second of every start, and only a server deployment needs it.

@@ -108,6 +108,12 @@ class CollectionSchema(BaseModel):
         default=None, description="Meta field holding [{target_key, weight}] links; dangling ones are reported."
     )
     embedding_dim: int = 384
+    passages: bool = Field(
+        default=False,
+        description="Store a vector per passage of each document (a multivector, `text-passages`), which the "
+        "indexing pipeline's dense embedder fills (`passages: {words, stride}`) and the retriever rescores its "
+        "candidates with (`passages: <weight>`). Changing it needs the collection ingested again.",
+    )
     storage: StorageSettings = Field(default_factory=StorageSettings)
 
     @property

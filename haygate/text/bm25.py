@@ -99,7 +99,7 @@ def _counter(language: str, ascii_folding: bool, stopwords: qe.StopwordsSet | No
     return qe.Bm25(config)
 
 
-def document_weights(counts: dict[int, int], k: float, b: float, avg_len: float) -> dict[int, float]:
+def document_weights(counts: dict[int, float], k: float, b: float, avg_len: float) -> dict[int, float]:
     """BM25's document-side term weight `tf * (k + 1) / (tf + k * (1 - b + b * |d| / avgdl))`.
 
     IDF is the other factor; Qdrant applies it at query time (the sparse vector's IDF modifier).

@@ -52,8 +52,15 @@ from haygate.document_stores.hybrid import (
     RankedList,
     ScoredPoint,
 )
-from haygate.document_stores.payload import DENSE_VECTORS_NAME, SPARSE_VECTORS_NAME, convert_id, payload_from_document
-from haygate.errors import HaygateError
+from haygate.document_stores.payload import (
+    DENSE_VECTORS_NAME,
+    PASSAGE_VECTORS_NAME,
+    SPARSE_VECTORS_NAME,
+    convert_id,
+    passage_vectors,
+    payload_from_document,
+)
+from haygate.errors import ConfigurationError, HaygateError
 from haygate.text.paths import value_at
 
 logger = logging.getLogger(__name__)
@@ -124,7 +131,7 @@ def write_bytes_estimate(documents: list[Document]) -> int:
     """Disk a write will take, generously: WAL and segment copies of vectors, text and metadata."""
     total = 0
     for document in documents:
-        dense = len(document.embedding or ()) * 4
+        dense = (len(document.embedding or ()) + sum(len(p) for p in passage_vectors(document) or ())) * 4
         sparse = len(document.sparse_embedding.indices) * 8 if document.sparse_embedding else 0
         text = len(document.content or "") * 4 + len(str(document.meta)) * 2
         total += 2 * (dense + sparse + text) + 512
@@ -150,8 +157,11 @@ class EdgeDocumentStore(HybridDocumentStore):
         text_fields: list[str] | None = None,
         disk_reserve_bytes: int = DEFAULT_RESERVE_BYTES,
         storage: dict[str, int | str] | None = None,
+        passages: bool = False,
     ) -> None:
         """
+        :param passages: the shard holds a multivector of passage embeddings per document (`text-passages`,
+            MaxSim, no HNSW graph: it only rescores candidates the other vectors found).
         :param storage: Edge indexing settings (`StorageSettings` of the collection schema: hnsw_m,
             hnsw_ef_construct, full_scan_threshold_kb, indexing_threshold_kb, max_segment_size_kb,
             default_segment_number, max_indexing_threads, vector_memory, quantization); unset ones keep
@@ -164,6 +174,7 @@ class EdgeDocumentStore(HybridDocumentStore):
             raise ValueError(msg)
         self.data_dir = str(data_dir)
         self.embedding_dim = embedding_dim
+        self.passages = passages
         self.disk_reserve_bytes = disk_reserve_bytes
         self._held = False
         self._shard_lock = threading.Lock()
@@ -182,6 +193,7 @@ class EdgeDocumentStore(HybridDocumentStore):
             text_fields=self.text_fields,
             disk_reserve_bytes=self.disk_reserve_bytes,
             storage=self.storage,
+            passages=self.passages,
         )
 
     @classmethod
@@ -240,11 +252,21 @@ class EdgeDocumentStore(HybridDocumentStore):
         quantization = None
         if self.storage.get("quantization") == "int8":  # the compressed copy stays in RAM whatever the vectors do
             quantization = qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, memory=qe.Memory.Pinned)
-        dense = qe.EdgeVectorParams(
-            size=self.embedding_dim, distance=qe.Distance.Cosine, memory=memory, quantization_config=quantization
-        )
+        vectors = {
+            DENSE_VECTORS_NAME: qe.EdgeVectorParams(
+                size=self.embedding_dim, distance=qe.Distance.Cosine, memory=memory, quantization_config=quantization
+            )
+        }
+        if self.passages:  # read for the candidates of a query only: no graph to build or keep
+            vectors[PASSAGE_VECTORS_NAME] = qe.EdgeVectorParams(
+                size=self.embedding_dim,
+                distance=qe.Distance.Cosine,
+                memory=memory,
+                multivector_config=qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim),
+                hnsw_config=qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000),
+            )
         return qe.EdgeConfig(
-            vectors={DENSE_VECTORS_NAME: dense},
+            vectors=vectors,
             sparse_vectors={SPARSE_VECTORS_NAME: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
             hnsw_config=hnsw,
             optimizers=optimizers,
@@ -256,6 +278,8 @@ class EdgeDocumentStore(HybridDocumentStore):
         existed = self.exists()
         if existed and not (self.path / CONFIG).exists():
             raise damaged(self.collection, self.path, f"{CONFIG} is missing", self.path / CONFIG)
+        if existed:
+            self._check_layout()
         with self._edge("opening the shard"):
             if existed:  # indexing settings from YAML replace the stored ones; the layout is checked
                 shard = qe.EdgeShard.load(str(self.path), self.edge_config() if self.storage else None)
@@ -268,6 +292,21 @@ class EdgeDocumentStore(HybridDocumentStore):
             shard.close()
             raise
         return shard
+
+    def _check_layout(self) -> None:
+        """The shard's vectors are those the collection's YAML declares (Edge fixes them at creation)."""
+        try:
+            stored = set(json.loads((self.path / CONFIG).read_text()).get("vectors") or {})
+        except (OSError, ValueError):
+            return  # unreadable: opening it names the damage
+        if self.passages != (PASSAGE_VECTORS_NAME in stored):
+            now = "declares" if self.passages else "no longer declares"
+            msg = (
+                f"collection '{self.collection}' {now} `passages`, but its shard was created "
+                f"{'without' if self.passages else 'with'} passage vectors; a shard's vectors are fixed when it is "
+                f"created: move {self.path} away (or delete it) and ingest the collection again"
+            )
+            raise ConfigurationError(msg, {"collection": self.collection, "path": str(self.path)})
 
     # -- faults ----------------------------------------------------------------------------------
 
@@ -512,6 +551,19 @@ class EdgeDocumentStore(HybridDocumentStore):
             answers = self.shard.query_batch(qe.QueryBatchRequest(batch))
         return [[ScoredPoint(str(p.id), p.score, p.payload) for p in points] for points in answers]
 
+    def _passage_scores(self, vector: list[float], point_ids: list[str]) -> dict[str, float]:
+        """Each point's best passage cosine to `vector` (MaxSim of a one-vector query), for these points."""
+        ids: set[int | UUID | str] = {int(i) if i.isdigit() else i for i in point_ids}
+        request = qe.QueryRequest(
+            limit=len(ids),
+            query=qe.Query.Nearest([list(vector)], using=PASSAGE_VECTORS_NAME),
+            filter=qe.Filter(must=[qe.HasIdCondition(ids)]),
+            with_payload=False,
+        )
+        with self._edge("searching"):
+            points = self.shard.query(request)
+        return {str(p.id): p.score for p in points}
+
     def _dense_vectors(self, point_ids: list[str]) -> list[list[float]]:
         ids: list[int | UUID | str] = [int(i) if i.isdigit() else i for i in point_ids]
         with self._edge("searching"):
@@ -560,11 +612,19 @@ class EdgeDocumentStore(HybridDocumentStore):
 
     # -- conversion ------------------------------------------------------------------------------
 
-    @staticmethod
-    def _to_point(document: Document) -> qe.Point:
+    def _to_point(self, document: Document) -> qe.Point:
         vector: dict[str, Any] = {}
         if document.embedding is not None:
             vector[DENSE_VECTORS_NAME] = list(document.embedding)
+        passages = passage_vectors(document)
+        if passages is not None:
+            if not self.passages:
+                msg = (
+                    f"document '{document.id}' brings passage vectors, but collection '{self.collection}' stores "
+                    "none: set `passages: true` in its YAML, or remove `passages` from its dense embedder"
+                )
+                raise ConfigurationError(msg, {"collection": self.collection})
+            vector[PASSAGE_VECTORS_NAME] = passages
         if document.sparse_embedding is not None:
             sparse = document.sparse_embedding
             vector[SPARSE_VECTORS_NAME] = qe.SparseVector(list(sparse.indices), list(sparse.values))

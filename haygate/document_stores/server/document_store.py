@@ -28,8 +28,17 @@ from haygate.document_stores.hybrid import (
     RankedList,
     ScoredPoint,
 )
-from haygate.document_stores.payload import DENSE_VECTORS_NAME, SPARSE_VECTORS_NAME, document_from_payload
+from haygate.document_stores.payload import (
+    DENSE_VECTORS_NAME,
+    PASSAGE_EMBEDDINGS,
+    PASSAGE_VECTORS_NAME,
+    SPARSE_VECTORS_NAME,
+    convert_id,
+    document_from_payload,
+    passage_vectors,
+)
 from haygate.document_stores.server.filters import convert_filters
+from haygate.errors import ConfigurationError
 
 API_KEY_VARIABLE = "HAYGATE_QDRANT_API_KEY"
 # qdrant-client's local mode lets one client hold a folder: the stores of one process share it, counted.
@@ -79,8 +88,11 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         embedding_dim: int = 384,
         payload_indexes: dict[str, str] | None = None,
         text_fields: list[str] | None = None,
+        passages: bool = False,
     ) -> None:
+        """:param passages: the collection holds a passage multivector per point (`text-passages`, MaxSim)."""
         self._set_layout(collection, payload_indexes, text_fields, INDEX_SCHEMAS)
+        self.passages = passages
         self.server_url = url
         indexes: list[dict[str, Any]] = [{"field_name": "id", "field_schema": "keyword"}]
         indexes += [{"field_name": f, "field_schema": INDEX_SCHEMAS[t]} for f, t in self.payload_indexes.items()]
@@ -110,6 +122,7 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
             embedding_dim=self.embedding_dim,
             payload_indexes=self.payload_indexes,
             text_fields=self.text_fields,
+            passages=self.passages,
         )
 
     @classmethod
@@ -154,6 +167,23 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
                 client.close()
         self._client = None
 
+    def _prepare_collection_config(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        """qdrant-haystack's layout, plus the passage multivector when the collection keeps passages."""
+        vectors, sparse = super()._prepare_collection_config(*args, **kwargs)
+        if self.passages and isinstance(vectors, dict):  # named vectors: always, with the sparse one
+            dense = vectors[DENSE_VECTORS_NAME]
+            vectors = {
+                **vectors,
+                PASSAGE_VECTORS_NAME: rest.VectorParams(
+                    size=dense.size,
+                    distance=dense.distance,
+                    on_disk=dense.on_disk,
+                    multivector_config=rest.MultiVectorConfig(comparator=rest.MultiVectorComparator.MAX_SIM),
+                    hnsw_config=rest.HnswConfigDiff(m=0),  # only rescores candidates: no graph
+                ),
+            }
+        return vectors, sparse
+
     def _connected(self) -> Any:
         self._initialize_client()
         assert self._client is not None
@@ -183,7 +213,30 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         return int(result.count)
 
     def _write(self, documents: list[Document], policy: DuplicatePolicy) -> int:
-        return int(QdrantDocumentStore.write_documents(self, documents, policy))
+        """qdrant-haystack writes the points; the passage vectors follow as an update of those points."""
+        passages = {d.id: vectors for d in documents if (vectors := passage_vectors(d)) is not None}
+        if passages and not self.passages:
+            msg = (
+                f"documents bring passage vectors, but collection '{self.collection}' stores none: set "
+                "`passages: true` in its YAML, or remove `passages` from its dense embedder"
+            )
+            raise ConfigurationError(msg, {"collection": self.collection})
+        if passages:
+            documents = [
+                dataclasses.replace(d, meta={k: v for k, v in d.meta.items() if k != PASSAGE_EMBEDDINGS})
+                for d in documents
+            ]
+        written = int(QdrantDocumentStore.write_documents(self, documents, policy))
+        if passages:
+            self._connected().update_vectors(
+                self.index,
+                points=[
+                    rest.PointVectors(id=convert_id(i), vector={PASSAGE_VECTORS_NAME: vectors})
+                    for i, vectors in passages.items()
+                ],
+                wait=True,
+            )
+        return written
 
     def _delete_ids(self, document_ids: list[str]) -> None:
         QdrantDocumentStore.delete_documents(self, document_ids)
@@ -229,6 +282,17 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         batch = [self._request(query, request, condition) for request in requests]
         responses = self._connected().query_batch_points(self.index, requests=batch)
         return [[ScoredPoint(str(p.id), p.score, p.payload) for p in response.points] for response in responses]
+
+    def _passage_scores(self, vector: list[float], point_ids: list[str]) -> dict[str, float]:
+        response = self._connected().query_points(
+            self.index,
+            query=[list(vector)],
+            using=PASSAGE_VECTORS_NAME,
+            query_filter=rest.Filter(must=[rest.HasIdCondition(has_id=list(point_ids))]),
+            limit=len(point_ids),
+            with_payload=False,
+        )
+        return {str(p.id): p.score for p in response.points}
 
     def _dense_vectors(self, point_ids: list[str]) -> list[list[float]]:
         records = self._connected().retrieve(

@@ -4,6 +4,7 @@ from haystack import Document
 
 from haygate.components.bm25_sparse_document_embedder import Bm25SparseDocumentEmbedder
 from haygate.components.bm25_sparse_text_embedder import Bm25SparseTextEmbedder
+from haygate.errors import ConfigurationError
 
 
 class TestBm25SparseDocumentEmbedder:
@@ -51,3 +52,22 @@ class TestBm25SparseDocumentEmbedder:
             [Document(content="the cafe border", meta={"title": "x"})]
         )["documents"]
         assert doc.sparse_embedding is not None and set(query.indices) <= set(doc.sparse_embedding.indices)
+
+    def test_field_weights_count_a_title_word_that_many_times(self) -> None:
+        """BM25F: a title word weighted 3 counts as three occurrences, before saturation and in the length."""
+        document = Document(content="border town", meta={"title": "border"})
+        weighted = Bm25SparseDocumentEmbedder(fields={"meta.title": 3, "content": 1}, k=1.2, b=0.75, avg_len=5.0)
+        counts = weighted.term_counts(document)
+        border, town = (Bm25SparseTextEmbedder().run(w)["sparse_embedding"].indices[0] for w in ("border", "town"))
+        assert counts == {border: 4.0, town: 1.0}
+        [embedded] = weighted.run([document])["documents"]
+        assert embedded.sparse_embedding is not None
+        weights = dict(zip(embedded.sparse_embedding.indices, embedded.sparse_embedding.values, strict=True))
+        norm = 1.2 * (1 - 0.75 + 0.75 * 5 / 5.0)
+        assert weights[border] == pytest.approx(4 * 2.2 / (4 + norm)) and weights[town] == pytest.approx(
+            2.2 / (1 + norm)
+        )
+
+    def test_field_weights_must_be_positive_numbers(self) -> None:
+        with pytest.raises(ConfigurationError, match=r"weight of 'meta\.title' must be a number above 0"):
+            Bm25SparseDocumentEmbedder(fields={"meta.title": 0, "content": 1})

@@ -9,6 +9,7 @@ from haystack.dataclasses import SparseEmbedding
 
 from haygate.components.hybrid_retriever import HybridRetriever
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
+from haygate.document_stores.payload import PASSAGE_EMBEDDINGS
 from haygate.errors import ConfigurationError, FilterError, InvalidRequestError, envelope
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
@@ -116,6 +117,7 @@ class TestHybridRetriever:
                 "payload_fields": None,
                 "relevance_floor": None,
                 "feedback": None,
+                "passages": None,
             },
         }
 
@@ -135,6 +137,60 @@ class TestHybridRetriever:
         assert [d.id for d in plain] == ["x", "z", "y"]
         assert [d.id for d in moved.run(query_embedding=query)["documents"]] == ["x", "y", "z"]
         store.close()
+
+    def test_passages_rescore_the_candidates_by_their_best_passage(self, tmp_path: Path) -> None:
+        """x is nearest as a whole; y has the one passage that says what the query asks."""
+        store = EdgeDocumentStore("passages", str(tmp_path), embedding_dim=4, passages=True)
+        documents = {
+            "x": ([0.9, 0.436, 0.0, 0.0], [[0.0, 1.0, 0.0, 0.0]]),
+            "y": ([0.7, -0.714, 0.0, 0.0], [[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 0.0, 0.0]]),
+            "z": ([0.5, 0.866, 0.0, 0.0], [[0.0, 0.0, 1.0, 0.0]]),
+        }
+        store.write_documents(
+            [Document(id=k, content=k, embedding=v, meta={PASSAGE_EMBEDDINGS: p}) for k, (v, p) in documents.items()]
+        )
+        query = [1.0, 0.0, 0.0, 0.0]
+        plain = HybridRetriever(store, use_sparse=False).run(query_embedding=query)["documents"]
+        rescored = HybridRetriever(store, use_sparse=False, passages=1.0).run(query_embedding=query)["documents"]
+        assert [d.id for d in plain] == ["x", "y", "z"]
+        assert [d.id for d in rescored] == ["y", "x", "z"]
+        assert rescored[0].meta["scores"]["passage_score"] == pytest.approx(1.0)
+        assert rescored[0].meta["scores"]["passages_rank"] == 1
+        assert PASSAGE_EMBEDDINGS not in rescored[0].meta  # the vectors never come back as meta
+        store.close()
+
+    def test_feedback_comes_from_the_rescored_ranking(self, tmp_path: Path) -> None:
+        """Fused, x leads and feedback would pull v (x's neighbour) up; rescored, y leads and pulls w up."""
+        store = EdgeDocumentStore("fbp", str(tmp_path), embedding_dim=4, passages=True)
+        off = [[0.0, 0.0, 0.0, 1.0]]
+        documents = {
+            "x": ([0.9, 0.436, 0.0, 0.0], [[0.0, 1.0, 0.0, 0.0]]),
+            "y": ([0.7, 0.0, 0.714, 0.0], [[1.0, 0.0, 0.0, 0.0]]),
+            "v": ([0.3, 0.954, 0.0, 0.0], off),
+            "w": ([0.3, 0.0, 0.954, 0.0], off),
+        }
+        store.write_documents(
+            [Document(id=k, content=k, embedding=v, meta={PASSAGE_EMBEDDINGS: p}) for k, (v, p) in documents.items()]
+        )
+        feedback = {"documents": 1, "weight": 2.0}
+        query = [1.0, 0.0, 0.0, 0.0]
+        fused = HybridRetriever(store, use_sparse=False, feedback=feedback).run(query_embedding=query)["documents"]
+        both = HybridRetriever(store, use_sparse=False, feedback=feedback, passages=1.0).run(query_embedding=query)
+        order = [d.id for d in both["documents"]]
+        assert [d.id for d in fused].index("v") < [d.id for d in fused].index("w")
+        assert order.index("w") < order.index("v")
+        store.close()
+
+    def test_passages_need_a_collection_that_keeps_them_and_the_dense_source(
+        self, tiny_store: EdgeDocumentStore, tmp_path: Path
+    ) -> None:
+        with pytest.raises(ConfigurationError, match="collection 'tiny' keeps none: set `passages: true`"):
+            HybridRetriever(tiny_store, passages=0.75)
+        store = EdgeDocumentStore("kept", str(tmp_path), embedding_dim=4, passages=True)
+        with pytest.raises(ConfigurationError, match="passages is ignored: passages are scored against the dense"):
+            HybridRetriever(store, use_dense=False, passages=0.75)
+        with pytest.raises(ConfigurationError, match="above 0; got True"):
+            HybridRetriever(store, passages=True)  # type: ignore[arg-type]
 
     def test_from_dict(self, tiny_store: EdgeDocumentStore) -> None:
         retriever = HybridRetriever.from_dict(HybridRetriever(tiny_store, weights={"dense": 2.0}).to_dict())

@@ -9,8 +9,10 @@ from haygate.document_stores.hybrid import (
     RankedList,
     ScoredPoint,
     competition_ranks,
+    dbsf_scaled,
     normalized_score,
     plan,
+    rescored,
     stable_order,
 )
 from haygate.errors import InvalidRequestError
@@ -65,3 +67,24 @@ def test_validation_names_the_problem() -> None:
         HybridQuery(rrf_k=0).validate()
     with pytest.raises(InvalidRequestError, match="unknown sources"):
         HybridQuery(dense=[0.1], weights={"text:title": 2.0}).validate()
+
+
+def test_dbsf_scaling_is_qdrants_mean_plus_minus_three_sigma() -> None:
+    # mean 2, sigma sqrt(2/3): the list spans 2 - 3 sigma .. 2 + 3 sigma
+    sigma = (2 / 3) ** 0.5
+    assert dbsf_scaled([1.0, 2.0, 3.0]) == pytest.approx([(x - (2 - 3 * sigma)) / (6 * sigma) for x in (1, 2, 3)])
+    assert dbsf_scaled([4.0, 4.0]) == [0.0, 0.0]  # no spread: nothing to tell apart
+
+
+def test_rescoring_adds_the_weighted_scaled_passage_scores() -> None:
+    hits = [Hit({"id": i}, s, s, {"dense": n}) for n, (i, s) in enumerate((("a", 3.0), ("b", 2.0), ("c", 1.0)), 1)]
+    passages = {"pa": 0.2, "pb": 0.9}  # "c" has no passage vectors
+    again = rescored(hits, passages, 0.5, ["pa", "pb", "pc"])
+    fused, scaled = dbsf_scaled([3.0, 2.0, 1.0]), dbsf_scaled([0.2, 0.9])
+    assert [h.fused_score for h in again] == pytest.approx(
+        [fused[0] + 0.5 * scaled[0], fused[1] + 0.5 * scaled[1], fused[2]]
+    )
+    assert [h.ranks["passages"] for h in again] == [2, 1, None]
+    assert [h.source_scores["passages"] for h in again] == [0.2, 0.9, None]
+    assert again[1].score == pytest.approx(min(1.0, again[1].fused_score / 1.5))
+    assert hits[0].fused_score == 3.0  # inputs are not changed

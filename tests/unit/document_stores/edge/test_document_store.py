@@ -15,7 +15,7 @@ from haystack.document_stores.types import DuplicatePolicy
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.edge.faults import CHUNK_BYTES, INDEX_BYTES, MANIFEST, appendable_bytes, human, translate
 from haygate.document_stores.hybrid import HybridQuery
-from haygate.document_stores.payload import DENSE_VECTORS_NAME, convert_id, payload_from_document
+from haygate.document_stores.payload import DENSE_VECTORS_NAME, PASSAGE_EMBEDDINGS, convert_id, payload_from_document
 from haygate.errors import ConfigurationError, InvalidRequestError, StorageFullError, StoreDamagedError, envelope
 
 PROJECT = Path(__file__).resolve().parents[4]
@@ -59,6 +59,7 @@ class TestEdgeDocumentStore:
                 "text_fields": ["content"],
                 "disk_reserve_bytes": 64 * 1024 * 1024,
                 "storage": {},
+                "passages": False,
             },
         }
 
@@ -351,3 +352,24 @@ def test_the_point_layout_is_qdrant_haystacks() -> None:
     assert payload.DENSE_VECTORS_NAME == converters.DENSE_VECTORS_NAME
     assert payload.SPARSE_VECTORS_NAME == converters.SPARSE_VECTORS_NAME
     assert payload.convert_id("docs:a.md#Intro") == converters.convert_id("docs:a.md#Intro")
+
+
+def test_a_shard_keeps_the_passage_vectors_its_collection_declares(tmp_path: Path) -> None:
+    """Edge fixes a shard's vectors when it is created: a changed `passages` is named, with the fix."""
+    without = EdgeDocumentStore("c", str(tmp_path), embedding_dim=3)
+    with pytest.raises(ConfigurationError, match="stores none: set `passages: true`"):
+        without.write_documents(
+            [Document(id="a", content="a", embedding=[1.0, 0, 0], meta={PASSAGE_EMBEDDINGS: [[1.0, 0, 0]]})]
+        )
+    without.write_documents([Document(id="a", content="a", embedding=[1.0, 0.0, 0.0])])
+    without.close()
+    with pytest.raises(ConfigurationError, match=r"created without passage vectors.*ingest the collection again"):
+        EdgeDocumentStore("c", str(tmp_path), embedding_dim=3, passages=True).count_documents()
+    kept = EdgeDocumentStore("k", str(tmp_path), embedding_dim=3, passages=True)
+    kept.write_documents(
+        [Document(id="a", content="a", embedding=[1.0, 0, 0], meta={PASSAGE_EMBEDDINGS: [[1.0, 0, 0]]})]
+    )
+    assert kept.filter_documents()[0].meta == {}  # the vectors are not payload
+    kept.close()
+    with pytest.raises(ConfigurationError, match="no longer declares `passages`"):
+        EdgeDocumentStore("k", str(tmp_path), embedding_dim=3).count_documents()

@@ -9,6 +9,7 @@ from haystack.utils import Secret
 from haystack_integrations.document_stores.qdrant import QdrantDocumentStore
 
 from haygate.document_stores.hybrid import HybridQuery
+from haygate.document_stores.payload import PASSAGE_EMBEDDINGS, PASSAGE_VECTORS_NAME
 from haygate.document_stores.server.document_store import QdrantServerStore
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # local mode: payload indexes have no effect
@@ -51,6 +52,7 @@ class TestQdrantServerStore:
                 "embedding_dim": 3,
                 "payload_indexes": {"meta.group": "keyword"},
                 "text_fields": ["content"],
+                "passages": False,
             },
         }
 
@@ -83,4 +85,23 @@ class TestQdrantServerStore:
         )
         assert hits[0].document.id == "d3" and hits[0].ranks == {"dense": 1, "sparse": 1}
         assert hits[0].score == pytest.approx(1.0)
+        store.close()
+
+    def test_passages_are_a_maxsim_multivector_on_the_server_too(self, tmp_path: Path) -> None:
+        """The same passage rescoring as Qdrant Edge: the layout has the multivector, writes fill it."""
+        store = QdrantServerStore("p", f"local:{tmp_path}", embedding_dim=3, passages=True)
+        near, far = [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]]
+        store.write_documents(
+            [
+                Document(id="a", content="a", embedding=[0.9, 0.44, 0.0], meta={PASSAGE_EMBEDDINGS: far}),
+                Document(id="b", content="b", embedding=[0.7, 0.0, 0.71], meta={PASSAGE_EMBEDDINGS: near + far}),
+            ]
+        )
+        vectors = store._connected().get_collection("p").config.params.vectors
+        assert vectors[PASSAGE_VECTORS_NAME].multivector_config is not None
+        plain = store.hybrid_search(HybridQuery(dense=[1.0, 0.0, 0.0]))
+        rescored = store.hybrid_search(HybridQuery(dense=[1.0, 0.0, 0.0], passage_weight=2.0))
+        assert [h.document.id for h in plain] == ["a", "b"] and [h.document.id for h in rescored] == ["b", "a"]
+        assert rescored[0].source_scores["passages"] == pytest.approx(1.0)
+        assert PASSAGE_EMBEDDINGS not in store.filter_documents()[0].meta
         store.close()
