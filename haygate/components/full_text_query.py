@@ -8,6 +8,10 @@ condition on "after" would match nothing and empty the result.
 Words and phrases become `match`/`phrase` conditions on the text index; `prefix*` becomes a `prefix`
 condition on a keyword-prefix index of each document's words, and is expanded into the words the matching
 documents have, so BM25 can rank by them.
+
+`relax: true`: when simple mode requires every word and no document has them all, the retriever searches
+again for documents with any of them (`relaxed_filters`), ranked by BM25, and says so. A question in a
+user's own words rarely shares every word with the record that answers it.
 """
 
 from typing import Any
@@ -27,29 +31,42 @@ MAX_PREFIX_EXPANSIONS = 30
 @component
 class FullTextQuery:
     def __init__(
-        self, document_store: HybridDocumentStore, text_field: str = "content", terms_field: str = "meta.terms"
+        self,
+        document_store: HybridDocumentStore,
+        text_field: str = "content",
+        terms_field: str = "meta.terms",
+        relax: bool = False,
     ) -> None:
         """
         :param text_field: the text-indexed field words and phrases must match.
         :param terms_field: a keyword-prefix-indexed list of each document's folded words, for `prefix*`.
+        :param relax: in simple mode with every word required, also give `relaxed_filters` (any word), for
+            the retriever to fall back on when no document has every word.
         """
         self.document_store = check_store(document_store, "full-text query")
         self.text_field = text_field
         self.terms_field = terms_field
+        self.relax = relax
         # The text index's own analysis (haygate.document_stores.edge.document_store.text_index_params):
         # English stop words, stemming, ASCII folding. A word it reduces to no token is a stop word.
         self._tokenizer = Bm25Tokenizer("english", ascii_folding=True)
 
     def to_dict(self) -> dict[str, Any]:
         return default_to_dict(
-            self, document_store=self.document_store, text_field=self.text_field, terms_field=self.terms_field
+            self,
+            document_store=self.document_store,
+            text_field=self.text_field,
+            terms_field=self.terms_field,
+            relax=self.relax,
         )
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "FullTextQuery":
         return default_from_dict(cls, data)
 
-    @component.output_types(text=str, filters=dict[str, Any] | None, terms=list[str])
+    @component.output_types(
+        text=str, filters=dict[str, Any] | None, relaxed_filters=dict[str, Any] | None, terms=list[str]
+    )
     def run(
         self,
         query: str,
@@ -62,7 +79,8 @@ class FullTextQuery:
         :param filters: conditions from elsewhere (entity type, tenant), ANDed with the query's.
         :param match_mode: `simple` (default) or `raw`.
         :param operator: `AND` (default) or `OR`: how simple mode joins the words.
-        :returns: `text` (the scoring words), `filters` and `terms` (the words to highlight).
+        :returns: `text` (the scoring words), `filters`, `relaxed_filters` (any of the words, with `relax` in
+            simple mode with two or more words required; else None) and `terms` (the words to highlight).
         """
         if not str(query or "").strip():
             raise InvalidRequestError("'query' is empty", {"field": "query"})
@@ -74,10 +92,14 @@ class FullTextQuery:
             msg = f"'query' has only stop words ({listed}), which no document is indexed by; add a word to find"
             raise InvalidRequestError(msg, {"field": "query"})
         combined = {"operator": "AND", "conditions": [c for c in (filters, self._condition(tree)) if c]}
+        relaxed = None
+        if self.relax and match_mode != "raw" and tree.kind == "and":
+            any_word = self._condition(Node("or", children=tree.children))
+            relaxed = {"operator": "AND", "conditions": [c for c in (filters, any_word) if c]}
         words, prefixes = positive_terms(tree)
         expanded = self._expand(prefixes, combined) if prefixes else []
         terms = list(dict.fromkeys([*words, *expanded]))
-        return {"text": " ".join(terms), "filters": combined, "terms": terms}
+        return {"text": " ".join(terms), "filters": combined, "relaxed_filters": relaxed, "terms": terms}
 
     def _is_stopword(self, node: Node) -> bool:
         """A word or phrase the text index holds no token of; prefixes match the unfiltered `terms_field`."""

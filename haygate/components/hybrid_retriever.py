@@ -24,6 +24,7 @@ from haygate.document_stores.hybrid import (
     FUSIONS,
     PASSAGES,
     SPARSE,
+    TERMS,
     TEXT_PREFIX,
     Fusion,
     Hit,
@@ -80,11 +81,14 @@ class HybridRetriever:
             for sources this retriever uses.
         :param text_fields: payload fields whose native BM25 text index joins the fusion.
         :param min_score: drop hits whose normalised fused score is below this (0..1).
-        :param relevance_floor: per-source floors on the sources' own scores, e.g. `{dense: 0.3, sparse: 0}`:
-            a hit is kept only if some source named here scored it at or above its floor (dense: cosine
-            similarity; BM25: any matched term scores above 0). Fused scores are relative to one query's
-            candidates, so they cannot tell "the best of unrelated items" from a match; these can.
-            Dropped hits are counted in the `metadata` output (`below_relevance_floor`).
+        :param relevance_floor: per-source floors on the sources' own scores, e.g. `{dense: 0.3, terms: 1.0}`:
+            a hit is kept only if some score named here reaches its floor. `dense`: the cosine similarity to
+            the query; `passages`: its best passage's cosine (with `passages`); `terms`: the share of the
+            query's BM25 terms (stemmed, no stop words) the hit contains, so 1.0 keeps what has every word
+            the caller typed (with the sparse source); `sparse`, `text:<field>`: BM25, where any matched term
+            scores above 0. Fused scores are relative to one query's candidates, so they cannot tell "the
+            best of unrelated items" from a match; these can. Dropped hits are counted in the `metadata`
+            output (`below_relevance_floor`).
         :param payload_fields: fetch only these payload paths (e.g. `meta.record_id`) when the rest of the
             pipeline needs nothing else; None fetches whole documents.
         :param feedback: dense pseudo-relevance feedback, `{documents: 3, weight: 1.0}`: the query vector
@@ -175,6 +179,12 @@ class HybridRetriever:
             ignored["feedback"] = "feedback moves the dense query vector, and use_dense is false"
         if settings.get("passages") and DENSE not in sources:
             ignored["passages"] = "passages are scored against the dense query vector, and use_dense is false"
+        floorable = [*sources, *([TERMS] if SPARSE in sources else []), *([PASSAGES] if settings["passages"] else [])]
+        if strangers := sorted(set(settings.get("relevance_floor") or {}) - set(floorable)):
+            ignored["relevance_floor"] = (
+                f"relevance_floor names {strangers}, which use_dense, use_sparse, text_fields and passages do not "
+                f"give scores for (floors: {', '.join(floorable)})"
+            )
         if len(sources) == 1:
             alone = f"use_dense, use_sparse and text_fields leave one source ({sources[0]}), so nothing is fused"
             return {**ignored, **dict.fromkeys(("fusion", "rrf_k", "weights", "prefetch_limit"), alone)}
@@ -187,11 +197,6 @@ class HybridRetriever:
             ignored["weights"] = (
                 f"weights name {strangers}, which use_dense, use_sparse and text_fields do not make sources "
                 f"(sources: {', '.join(sources)})"
-            )
-        if strangers := sorted(set(settings.get("relevance_floor") or {}) - set(sources)):
-            ignored["relevance_floor"] = (
-                f"relevance_floor names {strangers}, which use_dense, use_sparse and text_fields do not make "
-                f"sources (sources: {', '.join(sources)})"
             )
         prefetch_limit, top_k = settings["prefetch_limit"], settings["top_k"]
         if isinstance(prefetch_limit, int) and isinstance(top_k, int) and prefetch_limit < top_k:
@@ -236,19 +241,23 @@ class HybridRetriever:
         top_k: int | None = None,
         rrf_k: int | None = None,
         min_score: float | None = None,
+        relaxed_filters: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """
         :param query: scoring text for the text-index sources; an empty query lists by filter instead.
+        :param relaxed_filters: looser filters searched when `filters` find nothing (a full-text query's
+            "any word" for "every word"); the `metadata` output then says `relaxed: true`.
         :param rrf_k: this call's RRF constant; refused (InvalidRequestError) where the configuration ignores it.
         :returns: `documents`, best first; `collection_count` (0 for an empty collection, None when there are
             results), so the formatter can tell "nothing matched" from "nothing ingested"; and `metadata`:
-            `{"below_relevance_floor": n}` with a floor set, else `{}`.
+            `{"below_relevance_floor": n}` with a floor set, and `{"relaxed": true}` when the results are those
+            of `relaxed_filters`.
         """
         if rrf_k is not None and (why := self.ignored_settings(self._settings()).get("rrf_k")):
             msg = f"'rrf_k' cannot change this search's results: {why}; leave 'rrf_k' out"
             raise InvalidRequestError(msg, {"field": "rrf_k"})
         store = self.document_store
-        unknown = filter_fields(filters) - store.filterable_fields
+        unknown = (filter_fields(filters) | filter_fields(relaxed_filters)) - store.filterable_fields
         if unknown:
             allowed = sorted(store.filterable_fields)
             msg = f"unknown filter field(s) {', '.join(sorted(unknown))}; filterable: {', '.join(allowed)}"
@@ -273,10 +282,22 @@ class HybridRetriever:
             feedback_documents=int((self.feedback or {}).get("documents", 0)),
             feedback_weight=float((self.feedback or {}).get("weight", 1.0)),
             passage_weight=float(self.passages or 0.0),
+            with_terms=TERMS in (self.relevance_floor or {}),
         )
         threshold = min_score if min_score is not None else self.min_score
+        documents, below_floor = self._search(request, threshold)
+        metadata = self._floor_metadata(below_floor)
+        if not documents and relaxed_filters is not None:
+            documents, below_floor = self._search(dataclasses.replace(request, filters=relaxed_filters), threshold)
+            metadata = {**self._floor_metadata(below_floor), **({"relaxed": True} if documents else {})}
+        count = store.count_documents() if not documents else None
+        return {"documents": documents, "collection_count": count, "metadata": metadata}
+
+    def _search(self, request: HybridQuery, threshold: float | None) -> tuple[list[Document], int]:
+        """The hits above `threshold` and the floor, as Documents with their provenance; how many fell below
+        the floor."""
         documents, below_floor = [], 0
-        for hit in store.hybrid_search(request):
+        for hit in self.document_store.hybrid_search(request):
             if threshold is not None and hit.score < threshold:
                 continue
             if not self._above_floor(hit):
@@ -288,9 +309,10 @@ class HybridRetriever:
                 provenance["dense_score"] = hit.source_scores[DENSE]
             if hit.source_scores.get(PASSAGES) is not None:
                 provenance["passage_score"] = hit.source_scores[PASSAGES]
+            if hit.source_scores.get(TERMS) is not None:
+                provenance["terms_share"] = hit.source_scores[TERMS]
             documents.append(hit.to_document({"scores": provenance}))
-        count = store.count_documents() if not documents else None
-        return {"documents": documents, "collection_count": count, "metadata": self._floor_metadata(below_floor)}
+        return documents, below_floor
 
     def _above_floor(self, hit: Hit) -> bool:
         if not self.relevance_floor:

@@ -35,7 +35,8 @@ class ResponseFormatter:
             `question` and `options`, a warning its `title`.
         :param results_key: name of the result list in the envelope.
         :param metadata: the metadata keys to include, in order: `query`, `filters`, `result_count`,
-            `reranked`, `message`, or any key a component sends to the `metadata` socket.
+            `reranked`, `relaxed` (the retriever fell back on looser filters), `message`, or any key a component
+            sends to the `metadata` socket.
         :param no_results_message: the tool's own message when nothing matched (the collection is not empty).
         """
         for path in fields.values():
@@ -89,7 +90,10 @@ class ResponseFormatter:
             "filters": filters,
             "result_count": len(results),
             "reranked": reranked,
-            "message": self._message(results, label, filters, collection_count, extra.get("below_relevance_floor")),
+            "relaxed": bool(extra.get("relaxed", False)),
+            "message": self._message(
+                results, label, filters, collection_count, extra.get("below_relevance_floor"), extra.get("relaxed")
+            ),
             **extra,
         }
         missing = [key for key in self.metadata if key not in available]
@@ -109,11 +113,19 @@ class ResponseFormatter:
         return result
 
     def _message(
-        self, results: list[Any], query: str, filters: dict[str, Any], count: int | None, below_floor: int | None
+        self,
+        results: list[Any],
+        query: str,
+        filters: dict[str, Any],
+        count: int | None,
+        below_floor: int | None,
+        relaxed: bool | None = None,
     ) -> str:
         dropped = (
             f" {below_floor} weaker match(es) fell below the relevance floor and were left out." if below_floor else ""
         )
+        if results and relaxed:
+            return f"No result has every word of '{query}'; {len(results)} result(s) have some of them.{dropped}"
         if results:
             return f"{len(results)} result(s) for '{query}'.{dropped}"
         if below_floor:

@@ -33,6 +33,7 @@ DENSE = "dense"
 SPARSE = "sparse"
 TEXT_PREFIX = "text:"
 PASSAGES = "passages"  # not a source of the fusion: the rescoring of its candidates (`HybridQuery.passage_weight`)
+TERMS = "terms"  # not a source either: the share of the query's BM25 terms a hit contains (`HybridQuery.with_terms`)
 DEFAULT_RRF_K = 60  # Qdrant's own k for reciprocal rank fusion
 
 
@@ -58,6 +59,9 @@ class HybridQuery:
     original_dense: list[float] | None = None
     """The query's own vector when feedback has moved `dense`: passages are scored against it (measured:
     scoring them against the moved vector lost 0.003-0.013 nDCG@10 on the three judged sets)."""
+    with_terms: bool = False
+    """Give every hit the share of the query's BM25 terms (stemmed, without stop words) that it contains, as
+    `source_scores["terms"]`: 1.0 means it has every word the caller typed, whatever the words mean."""
     passage_weight: float = 0.0
     """Rescore the fused candidates by their best passage (MaxP, Dai & Callan 2019): the candidates' fused
     scores and their best-passage cosines are each scaled by the candidates' mean +- 3 sigma (Qdrant's DBSF)
@@ -104,6 +108,7 @@ class RankedList:
     sources: tuple[str, ...]
     limit: int
     with_payload: list[str] | bool
+    with_terms: bool = False  # bring each point's BM25 terms (its sparse vector's indices)
 
     @property
     def fused(self) -> bool:
@@ -117,6 +122,7 @@ class ScoredPoint:
     id: str
     score: float
     payload: dict[str, Any] | None
+    terms: frozenset[int] | None = None  # the point's BM25 terms, when the request asked for them
 
 
 @dataclass(frozen=True)
@@ -145,7 +151,7 @@ class Hit:
 def plan(query: HybridQuery) -> list[RankedList]:
     """The fused list first, then each source alone (ids only), all run in one batch."""
     sources = tuple(query.sources())
-    fused = RankedList(sources, query.limit, query.payload_selector())
+    fused = RankedList(sources, query.limit, query.payload_selector(), query.with_terms and query.sparse is not None)
     return [fused, *(RankedList((name,), query.prefetch_limit, False) for name in sources)]
 
 
@@ -228,6 +234,14 @@ def rescored(hits: list[Hit], passage_scores: dict[str, float], weight: float, i
             )
         )
     return out
+
+
+def term_share(query: HybridQuery, terms: frozenset[int] | None) -> float | None:
+    """The share of the query's distinct BM25 terms among `terms` (None when the query has none)."""
+    wanted = set(query.sparse.indices) if query.sparse is not None else set()
+    if not wanted:
+        return None
+    return len(wanted & (terms or frozenset())) / len(wanted)
 
 
 def check_store(document_store: Any, owner: str) -> "HybridDocumentStore":
@@ -428,7 +442,10 @@ class HybridDocumentStore(ABC):
                 fused_score=point.score,
                 score=normalized_score(point.score, query, len(sources)),
                 ranks={name: rank_of[i].get(point.id) for i, name in enumerate(sources)},
-                source_scores={name: score_of[i].get(point.id) for i, name in enumerate(sources)},
+                source_scores={
+                    **{name: score_of[i].get(point.id) for i, name in enumerate(sources)},
+                    **({TERMS: term_share(query, point.terms)} if query.with_terms else {}),
+                },
             )
             for point in fused
         ]

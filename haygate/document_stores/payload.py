@@ -39,7 +39,15 @@ __all__ = [
     "document_from_payload",
     "passage_vectors",
     "payload_from_document",
+    "sparse_terms",
 ]
+
+
+def sparse_terms(vector: Any) -> frozenset[int]:
+    """A point's BM25 terms, the indices of its sparse vector, from either backend's named vectors (a point
+    without a sparse vector has none)."""
+    sparse = vector.get(SPARSE_VECTORS_NAME) if isinstance(vector, dict) else None
+    return frozenset(sparse.indices) if sparse is not None else frozenset()
 
 
 def passage_vectors(document: Document) -> list[list[float]] | None:

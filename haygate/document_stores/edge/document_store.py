@@ -59,6 +59,7 @@ from haygate.document_stores.payload import (
     convert_id,
     passage_vectors,
     payload_from_document,
+    sparse_terms,
 )
 from haygate.errors import ConfigurationError, HaygateError
 from haygate.text.paths import value_at
@@ -549,7 +550,13 @@ class EdgeDocumentStore(HybridDocumentStore):
         batch = [self._request(query, request, condition) for request in requests]
         with self._edge("searching"):
             answers = self.shard.query_batch(qe.QueryBatchRequest(batch))
-        return [[ScoredPoint(str(p.id), p.score, p.payload) for p in points] for points in answers]
+        return [
+            [
+                ScoredPoint(str(p.id), p.score, p.payload, sparse_terms(p.vector) if request.with_terms else None)
+                for p in points
+            ]
+            for points, request in zip(answers, requests, strict=True)
+        ]
 
     def _passage_scores(self, vector: list[float], point_ids: list[str]) -> dict[str, float]:
         """Each point's best passage cosine to `vector` (MaxSim of a one-vector query), for these points."""
@@ -583,6 +590,7 @@ class EdgeDocumentStore(HybridDocumentStore):
                 query=self._scorer(source, query),
                 filter=condition,
                 with_payload=request.with_payload,
+                with_vector=[SPARSE_VECTORS_NAME] if request.with_terms else None,
             )
         prefetches = [
             qe.Prefetch(limit=query.prefetch_limit, query=self._scorer(name, query), filter=condition)
@@ -596,7 +604,11 @@ class EdgeDocumentStore(HybridDocumentStore):
         else:
             fusion = qe.Fusion.Dbsf()
         return qe.QueryRequest(
-            limit=request.limit, prefetches=prefetches, query=fusion, with_payload=request.with_payload
+            limit=request.limit,
+            prefetches=prefetches,
+            query=fusion,
+            with_payload=request.with_payload,
+            with_vector=[SPARSE_VECTORS_NAME] if request.with_terms else None,
         )
 
     @staticmethod

@@ -36,6 +36,7 @@ from haygate.document_stores.payload import (
     convert_id,
     document_from_payload,
     passage_vectors,
+    sparse_terms,
 )
 from haygate.document_stores.server.filters import convert_filters
 from haygate.errors import ConfigurationError
@@ -281,7 +282,13 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         condition = convert_filters(query.filters)
         batch = [self._request(query, request, condition) for request in requests]
         responses = self._connected().query_batch_points(self.index, requests=batch)
-        return [[ScoredPoint(str(p.id), p.score, p.payload) for p in response.points] for response in responses]
+        return [
+            [
+                ScoredPoint(str(p.id), p.score, p.payload, sparse_terms(p.vector) if asked.with_terms else None)
+                for p in response.points
+            ]
+            for response, asked in zip(responses, requests, strict=True)
+        ]
 
     def _passage_scores(self, vector: list[float], point_ids: list[str]) -> dict[str, float]:
         response = self._connected().query_points(
@@ -306,7 +313,12 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
             [source] = request.sources
             scorer, using = self._scorer(source, query)
             return rest.QueryRequest(
-                query=scorer, using=using, filter=condition, limit=request.limit, with_payload=request.with_payload
+                query=scorer,
+                using=using,
+                filter=condition,
+                limit=request.limit,
+                with_payload=request.with_payload,
+                with_vector=[SPARSE_VECTORS_NAME] if request.with_terms else None,
             )
         prefetch = []
         for name in request.sources:
@@ -326,7 +338,11 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         else:
             fusion = rest.FusionQuery(fusion=rest.Fusion.DBSF)
         return rest.QueryRequest(
-            prefetch=prefetch, query=fusion, limit=request.limit, with_payload=request.with_payload
+            prefetch=prefetch,
+            query=fusion,
+            limit=request.limit,
+            with_payload=request.with_payload,
+            with_vector=[SPARSE_VECTORS_NAME] if request.with_terms else None,
         )
 
     @staticmethod

@@ -19,6 +19,7 @@ class TestFullTextQuery:
                 "document_store": tiny_store.to_dict(),
                 "text_field": "content",
                 "terms_field": "meta.terms",
+                "relax": False,
             },
         }
         assert FullTextQuery.from_dict(data).terms_field == "meta.terms"
@@ -69,3 +70,24 @@ class TestFullTextQuery:
     def test_run_syntax_error(self, tiny_store: EdgeDocumentStore) -> None:
         with pytest.raises(QuerySyntaxError, match="unbalanced"):
             FullTextQuery(tiny_store).run(query="(a", match_mode="raw")
+
+    def test_relax_offers_any_word_for_every_word_in_simple_mode_only(self, tiny_store: EdgeDocumentStore) -> None:
+        outer = {"field": "meta.group", "operator": "==", "value": "x"}
+        relaxing = FullTextQuery(tiny_store, relax=True)
+        out = relaxing.run(query="red fox jumps", filters=outer)
+        assert out["relaxed_filters"] == {
+            "operator": "AND",
+            "conditions": [
+                outer,
+                {
+                    "operator": "OR",
+                    "conditions": [
+                        {"field": "content", "operator": "match", "value": w} for w in ("red", "fox", "jumps")
+                    ],
+                },
+            ],
+        }
+        assert relaxing.run(query="fox")["relaxed_filters"] is None  # one word: nothing to relax
+        assert relaxing.run(query="red fox", match_mode="raw")["relaxed_filters"] is None  # raw: as written
+        assert relaxing.run(query="red fox", operator="OR")["relaxed_filters"] is None  # already any word
+        assert FullTextQuery(tiny_store).run(query="red fox")["relaxed_filters"] is None

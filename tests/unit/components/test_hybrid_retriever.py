@@ -192,6 +192,29 @@ class TestHybridRetriever:
         with pytest.raises(ConfigurationError, match="above 0; got True"):
             HybridRetriever(store, passages=True)  # type: ignore[arg-type]
 
+    def test_relaxed_filters_are_searched_only_when_the_filters_find_nothing(
+        self, tiny_store: EdgeDocumentStore
+    ) -> None:
+        tiny_store.write_documents([Document(id="a", content="red fox"), Document(id="b", content="blue whale")])
+        retriever = HybridRetriever(tiny_store, use_dense=False, use_sparse=False, text_fields=["content"])
+
+        def match(*words: str, operator: str = "AND") -> dict[str, Any]:
+            conditions = [{"field": "content", "operator": "match", "value": w} for w in words]
+            return {"operator": operator, "conditions": conditions}
+
+        strict = retriever.run(
+            query="red whale", filters=match("red", "whale"), relaxed_filters=match("red", "whale", operator="OR")
+        )
+        assert {d.id for d in strict["documents"]} == {"a", "b"} and strict["metadata"] == {"relaxed": True}
+        found = retriever.run(
+            query="red fox", filters=match("red", "fox"), relaxed_filters=match("red", "fox", operator="OR")
+        )
+        assert [d.id for d in found["documents"]] == ["a"] and found["metadata"] == {}
+        none = retriever.run(
+            query="green", filters=match("green"), relaxed_filters=match("green", "grey", operator="OR")
+        )
+        assert none["documents"] == [] and none["metadata"] == {} and none["collection_count"] == 2
+
     def test_from_dict(self, tiny_store: EdgeDocumentStore) -> None:
         retriever = HybridRetriever.from_dict(HybridRetriever(tiny_store, weights={"dense": 2.0}).to_dict())
         assert retriever.weights == {"dense": 2.0} and isinstance(retriever.document_store, EdgeDocumentStore)
@@ -259,6 +282,29 @@ class TestHybridRetriever:
         unrelated = {**args, "query_embedding": [0.0, 0.0, 1.0]}
         nothing = HybridRetriever(tiny_store, top_k=6, relevance_floor={"dense": 0.3}).run(**unrelated)
         assert nothing["documents"] == [] and nothing["metadata"] == {"below_relevance_floor": 6}
+
+    def test_a_terms_floor_keeps_what_has_every_word_whatever_its_cosine(self, tiny_store: EdgeDocumentStore) -> None:
+        """Keyword queries ("MTEB leaderboard") match documents that the dense floor alone would drop."""
+        tiny_store.write_documents(
+            [
+                Document(
+                    id="both", content="x", embedding=[0.0, 1.0, 0.0], sparse_embedding=SparseEmbedding([7, 8], [1, 1])
+                ),
+                Document(
+                    id="one", content="y", embedding=[0.0, 1.0, 0.0], sparse_embedding=SparseEmbedding([7, 9], [1, 1])
+                ),
+                Document(id="near", content="z", embedding=[1.0, 0.1, 0.0], sparse_embedding=SparseEmbedding([9], [1])),
+            ]
+        )
+        floor = HybridRetriever(tiny_store, relevance_floor={"dense": 0.5, "terms": 1.0})
+        out = floor.run(
+            query_embedding=[1.0, 0.0, 0.0], query_sparse_embedding=SparseEmbedding(indices=[7, 8], values=[1.0, 1.0])
+        )
+        assert {d.id for d in out["documents"]} == {"both", "near"} and out["metadata"] == {"below_relevance_floor": 1}
+        shares = {d.id: d.meta["scores"]["terms_share"] for d in out["documents"]}
+        assert shares == {"both": 1.0, "near": 0.0}
+        with pytest.raises(ConfigurationError, match=r"relevance_floor names \['terms'\]"):
+            HybridRetriever(tiny_store, use_sparse=False, relevance_floor={"terms": 1.0})
 
     def test_a_relevance_floor_on_a_source_not_used_is_refused(self, tiny_store: EdgeDocumentStore) -> None:
         with pytest.raises(ConfigurationError, match=r"relevance_floor is ignored: relevance_floor names \['sparse'\]"):

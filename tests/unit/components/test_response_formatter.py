@@ -69,3 +69,13 @@ class TestResponseFormatter:
     def test_run_a_components_message_wins(self) -> None:
         out = ResponseFormatter(collection="m", fields={}).run([], query="q", metadata=[{"message": "past the end"}])
         assert out["result"]["metadata"]["message"] == "past the end"
+
+    def test_run_says_when_the_results_have_only_some_of_the_words(self) -> None:
+        formatter = ResponseFormatter(collection="e", fields={"id": "id"}, metadata=["relaxed", "message"])
+        relaxed = formatter.run([Document(id="1")], query="red whale", metadata=[{"relaxed": True}])["result"]
+        assert relaxed["metadata"] == {
+            "relaxed": True,
+            "message": "No result has every word of 'red whale'; 1 result(s) have some of them.",
+        }
+        strict = formatter.run([Document(id="1")], query="red fox")["result"]["metadata"]
+        assert strict == {"relaxed": False, "message": "1 result(s) for 'red fox'."}
