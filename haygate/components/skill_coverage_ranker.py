@@ -2,7 +2,9 @@
 
 Each required and preferred skill is matched against a candidate in three ways, and the match says which:
 `exact` (the CV uses the skill's own name), `alias` (a name from the vocabulary: "K8s" for Kubernetes) or
-`semantic` (a short phrase of the CV embeds close to the skill: "container orchestration"). For vocabulary
+`semantic` (a short phrase of the CV embeds close to the skill: "container orchestration"). A requested
+wording that names a vocabulary skill inside a longer phrase ("pixel-perfect UI implementation with CSS")
+means that skill. For vocabulary
 skills, phrase similarities were stored at ingest by `CvProfiler`. Any requested wording, in the vocabulary
 or not ("relational databases"), is also searched among the CVs' own phrases (`document_type: phrase`), and
 the closest phrase of each CV at `phrase_threshold` or above is a semantic match. Thresholds apply here,
@@ -185,12 +187,22 @@ class SkillCoverageRanker:
         return {"documents": ranked[: top_k if top_k is not None else self.top_k]}
 
     def _target(self, skill: str) -> tuple[str | None, float | None]:
-        """The vocabulary skill a requested skill means: by name or alias, else the semantically closest one."""
+        """The vocabulary skill a requested skill means: by name or alias; else the one its wording names
+        ("core Java and multithreading" is Java; of several, the one it is closest to by meaning); else the
+        semantically closest one, at `vocabulary_threshold`. The similarity is None when a name decided."""
         assert self._vocabulary is not None
         canonical = self._vocabulary.canonical(skill)
-        if canonical is not None or self._embedder is None or self._skill_vectors is None:
+        if canonical is not None:
             return canonical, None
+        named = sorted(self._vocabulary.find(skill))
+        if len(named) == 1 or (named and (self._embedder is None or self._skill_vectors is None)):
+            return named[0], None
+        if self._embedder is None or self._skill_vectors is None:
+            return None, None
         similarity = self._skill_vectors @ self._embedder.embed_many([skill])[0]
+        if named:
+            rows = [self._vocabulary.skills.index(name) for name in named]
+            return named[int(np.argmax(similarity[rows]))], None
         best = int(np.argmax(similarity))
         threshold = self.vocabulary_threshold if self.vocabulary_threshold is not None else self.semantic_threshold
         if similarity[best] >= threshold:

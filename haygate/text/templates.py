@@ -14,8 +14,13 @@ def join_and(items: list[Any] | None) -> str:
     return " and ".join(words) if len(words) <= 2 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-# Missing fields render as empty, so one template serves records of several shapes.
-ENVIRONMENT = SandboxedEnvironment(autoescape=False, undefined=ChainableUndefined)
+def _shown(value: Any) -> Any:
+    """A null field prints as nothing, as a missing one does (Jinja would print "None", and index it)."""
+    return "" if value is None else value
+
+
+# Missing and null fields render as empty, so one template serves records of several shapes.
+ENVIRONMENT = SandboxedEnvironment(autoescape=False, undefined=ChainableUndefined, finalize=_shown)
 ENVIRONMENT.filters["join_and"] = join_and
 
 

@@ -47,6 +47,19 @@ class TestSkillCoverageRanker:
         assert len(ranker.run(hits, required_skills=["Python"], top_k=1)["documents"]) == 1
 
 
+    def test_a_wording_that_names_a_skill_means_that_skill(
+        self, tiny_store: EdgeDocumentStore, profiled: list[Document]
+    ) -> None:
+        """A requirement is often a phrase around the skill's name; it must not come back empty."""
+        tiny_store.write_documents(profiled)
+        ranker = SkillCoverageRanker(tiny_store, vocabulary=VOCABULARY, vocabulary_threshold=0.99)
+        ranked = ranker.run([], required_skills=["core Java and multithreading for backends"])["documents"]
+        assert [d.meta["candidate_id"] for d in ranked] == ["cv2"]
+        assert ranked[0].meta["match_details"][0]["method"] == "exact"
+        both = ranker.run([], required_skills=["Python scripting with K8s"])["documents"]  # names two skills
+        assert both and both[0].meta["candidate_id"] == "cv1"  # Ada names both; one of them decides
+
+
 def test_match_score_orders_required_then_preferred_then_retrieval() -> None:
     all_required_nothing_else = match_score(3, 3, 0, 5, 0.0, 0.0)
     one_missing_everything_else = match_score(2, 3, 5, 5, 1.0, 1.0)

@@ -21,3 +21,10 @@ def test_templates_are_sandboxed() -> None:
     assert render_line("{{ x.__class__.__mro__ }}", {"x": 1}) == ""
     with pytest.raises(SecurityError):
         render_line("{{ x.format.__globals__ }}{{ ''.format.__self__.__class__.mro() }}", {"x": "s"})
+
+
+def test_a_null_field_renders_as_nothing_like_a_missing_one() -> None:
+    """A record's `"user_stories": null` must not put the word "None" into the indexed text."""
+    template = "{{ title }} {{ user_stories }} {{ absent }}"
+    assert render_line(template, {"title": "Checkout", "user_stories": None}) == "Checkout"
+    assert render_line("{{ n }} {{ flag }}", {"n": 0, "flag": False}) == "0 False"  # only null is nothing
