@@ -1,0 +1,92 @@
+"""What a relevance floor keeps and drops on a tool's own judged set, through real tool calls (issue #16).
+
+Each floor is a variant of the tool's served pipeline with `retriever.relevance_floor` replaced (`none`
+keeps everything: `{dense: -1}`, as a tool's formatter still reports the floor), run in the tool's place by
+`haygate eval --judged`'s own machinery. For each it reports:
+
+- precision: the share of the returned results that are judged relevant (judged queries, top `limit`);
+- recall: the share of the judged relevant records that come back;
+- judged_emptied: judged queries that got nothing back;
+- unrelated_answered: queries with nothing relevant in the collection (unrelated topics, another tenant's)
+  that got any result, of all such queries.
+
+    .venv/bin/python scripts/floor_study.py --judged evaluation/get_decisions \
+        --floor none --floor '{dense: 0.3}' --floor '{dense: 0.3, terms: 1.0}'
+"""
+
+import haygate._env  # noqa: F401  (offline defaults first)
+
+# isort: split
+import argparse
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from haygate.evaluation.tools import evaluate_tool, load_judged_set
+from haygate.gateway.catalog import load_catalog
+from haygate.settings import Settings
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def floor_variant(served: Path, floor: dict[str, float] | None, folder: Path, number: int) -> Path:
+    pipeline = yaml.safe_load(served.read_text())
+    parameters = pipeline["components"]["retriever"]["init_parameters"]
+    parameters["relevance_floor"] = floor or {"dense": -1.0}
+    path = folder / f"floor{number}.yaml"
+    path.write_text(yaml.safe_dump(pipeline, sort_keys=False))
+    return path
+
+
+def summary(
+    run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]], unjudged: dict[str, int]
+) -> dict[str, Any]:
+    returned = {q: [d for d in ranking if d != "__none__"] for q, ranking in run.items()}
+    hits = sum(1 for q, ids in returned.items() for d in ids if qrels[q].get(d, 0) > 0)
+    shown = sum(len(ids) for ids in returned.values())
+    relevant = sum(sum(1 for s in judged.values() if s > 0) for judged in qrels.values())
+    return {
+        "precision": round(hits / shown, 4) if shown else None,
+        "recall": round(hits / relevant, 4),
+        "judged_emptied": sum(1 for ids in returned.values() if not ids),
+        "judged_queries": len(returned),
+        "unrelated_answered": sum(1 for n in unjudged.values() if n),
+        "unrelated_queries": len(unjudged),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--judged", type=Path, required=True)
+    parser.add_argument("--split", default="test")
+    parser.add_argument("--corpus", type=Path, default=None)
+    parser.add_argument("--floor", action="append", required=True, help="a YAML mapping, or `none`")
+    args = parser.parse_args()
+    floors = [None if text == "none" else yaml.safe_load(text) for text in args.floor]
+    judged = load_judged_set(args.judged, args.split, args.corpus)
+    settings = Settings(home=PROJECT, watch=False)
+    served = settings.pipelines_dir / load_catalog(settings).declarations[judged.spec.tool].pipeline_file
+    with tempfile.TemporaryDirectory(prefix="haygate-floors-") as temp:
+        variants = [floor_variant(served, floor, Path(temp), n) for n, floor in enumerate(floors)]
+        results, _ = evaluate_tool(settings, judged, variants, progress=False)
+    report = {
+        "judged": str(args.judged),
+        "load": round(os.getloadavg()[0], 2),
+        "floors": [
+            {
+                "floor": floor,
+                "ndcg@10": result.metrics.get("ndcg@10"),
+                **summary(result.run, judged.dataset.qrels, result.unjudged),
+            }
+            for floor, result in zip(floors, results[1:], strict=True)
+        ],
+    }
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
