@@ -434,7 +434,7 @@ def floor_report(study: Study, default: Variant, unrelated: np.ndarray) -> dict[
     return report
 
 
-DEFAULT_VARIANT = "dbsf + dense prf 3/1.0"
+DEFAULT_VARIANT = "r2 d=100 x0.75 prf 3/1 title x3 prf from reranked"  # beir_hybrid.yaml
 
 
 def main() -> None:
