@@ -9,11 +9,13 @@ Words and phrases become `match`/`phrase` conditions on the text index; `prefix*
 condition on a keyword-prefix index of each document's words, and is expanded into the words the matching
 documents have, so BM25 can rank by them.
 
-`relax: true`: when simple mode requires every word and no document has them all, the retriever searches
-again for documents with any of them (`relaxed_filters`), ranked by BM25, and says so. A question in a
-user's own words rarely shares every word with the record that answers it.
+`relax: true`: when simple mode requires every word of three or more and no document has them all, the
+retriever searches again for documents with at least half of them, and two at least (`relaxed_filters`),
+ranked by BM25, and says so. A question in a user's own words rarely shares every word with the record that
+answers it; one shared word alone says little ("schedule" in "sourdough starter feeding schedule").
 """
 
+import math
 from typing import Any
 
 from haystack import component, default_from_dict, default_to_dict
@@ -40,8 +42,8 @@ class FullTextQuery:
         """
         :param text_field: the text-indexed field words and phrases must match.
         :param terms_field: a keyword-prefix-indexed list of each document's folded words, for `prefix*`.
-        :param relax: in simple mode with every word required, also give `relaxed_filters` (any word), for
-            the retriever to fall back on when no document has every word.
+        :param relax: in simple mode with every word required, also give `relaxed_filters` (at least half
+            of the words, and two), for the retriever to fall back on when no document has every word.
         """
         self.document_store = check_store(document_store, "full-text query")
         self.text_field = text_field
@@ -79,8 +81,8 @@ class FullTextQuery:
         :param filters: conditions from elsewhere (entity type, tenant), ANDed with the query's.
         :param match_mode: `simple` (default) or `raw`.
         :param operator: `AND` (default) or `OR`: how simple mode joins the words.
-        :returns: `text` (the scoring words), `filters`, `relaxed_filters` (any of the words, with `relax` in
-            simple mode with two or more words required; else None) and `terms` (the words to highlight).
+        :returns: `text` (the scoring words), `filters`, `relaxed_filters` (half of the words, with `relax`
+            in simple mode with three or more words required; else None) and `terms` (the words to highlight).
         """
         if not str(query or "").strip():
             raise InvalidRequestError("'query' is empty", {"field": "query"})
@@ -93,9 +95,10 @@ class FullTextQuery:
             raise InvalidRequestError(msg, {"field": "query"})
         combined = {"operator": "AND", "conditions": [c for c in (filters, self._condition(tree)) if c]}
         relaxed = None
-        if self.relax and match_mode != "raw" and tree.kind == "and":
-            any_word = self._condition(Node("or", children=tree.children))
-            relaxed = {"operator": "AND", "conditions": [c for c in (filters, any_word) if c]}
+        at_least = max(2, math.ceil(len(tree.children) / 2))
+        if self.relax and match_mode != "raw" and tree.kind == "and" and at_least < len(tree.children):
+            most_words = {**self._condition(Node("or", children=tree.children)), "at_least": at_least}
+            relaxed = {"operator": "AND", "conditions": [c for c in (filters, most_words) if c]}
         words, prefixes = positive_terms(tree)
         expanded = self._expand(prefixes, combined) if prefixes else []
         terms = list(dict.fromkeys([*words, *expanded]))

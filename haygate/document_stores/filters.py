@@ -7,7 +7,8 @@ operator means; a backend subclass only builds its own condition objects. Every 
 `FilterError` that names the field and what to send instead.
 
 Besides Haystack's operators there are full-text ones for fields with a text index: `match` (every word,
-stemmed), `phrase` (the words in order) and `prefix` (a keyword starting with the value).
+stemmed), `phrase` (the words in order) and `prefix` (a keyword starting with the value). An `OR` node may
+say `at_least: k`: k of its conditions must hold (Qdrant's `min_should`), not just one.
 """
 
 from abc import ABC, abstractmethod
@@ -51,6 +52,9 @@ class FilterConverter(ABC, Generic[Condition]):
             raise FilterError(msg, {"node": node})
         operator = node["operator"]
         if "conditions" in node:
+            at_least = node.get("at_least", 1)
+            if at_least != 1:
+                return self._at_least(operator, node["conditions"], at_least)
             return self._logical(operator, node["conditions"])
         if "field" not in node or "value" not in node:
             msg = f"comparison needs 'field', 'operator' and 'value': {node!r}"
@@ -71,6 +75,15 @@ class FilterConverter(ABC, Generic[Condition]):
             return self.any_of(children)
         # Haystack's NOT negates the conjunction of its conditions.
         return self.none_of([self.all_of(children)])
+
+    def _at_least(self, operator: str, conditions: Any, count: Any) -> Any:
+        if operator != "OR" or isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            msg = f"'at_least' goes on an OR node, with a whole number of 1 or more; got {operator} at_least={count!r}"
+            raise FilterError(msg, {"operator": operator})
+        if not isinstance(conditions, list) or count > len(conditions):
+            msg = f"'at_least: {count}' needs at least {count} conditions"
+            raise FilterError(msg)
+        return self.at_least([self._node(c) for c in conditions], count)
 
     def _comparison(self, field: str, operator: str, value: Any) -> Any:
         if operator == "==":
@@ -142,6 +155,10 @@ class FilterConverter(ABC, Generic[Condition]):
 
     @abstractmethod
     def any_of(self, children: list[Any]) -> Any: ...
+
+    @abstractmethod
+    def at_least(self, children: list[Any], count: int) -> Any:
+        """Whether `count` or more of the children hold."""
 
     @abstractmethod
     def none_of(self, children: list[Any]) -> Any: ...

@@ -34,6 +34,9 @@ class EdgeFilterConverter(FilterConverter[qe.Filter]):
     def any_of(self, children: list[Any]) -> qe.Filter:
         return qe.Filter(should=children)
 
+    def at_least(self, children: list[Any], count: int) -> qe.Filter:
+        return qe.Filter(min_should=qe.MinShould(children, count))
+
     def none_of(self, children: list[Any]) -> qe.Filter:
         return qe.Filter(must_not=children)
 

@@ -23,6 +23,9 @@ class ServerFilterConverter(FilterConverter[rest.Filter]):
     def any_of(self, children: list[Any]) -> rest.Filter:
         return rest.Filter(should=children)
 
+    def at_least(self, children: list[Any], count: int) -> rest.Filter:
+        return rest.Filter(min_should=rest.MinShould(conditions=children, min_count=count))
+
     def none_of(self, children: list[Any]) -> rest.Filter:
         return rest.Filter(must_not=children)
 

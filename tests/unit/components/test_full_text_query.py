@@ -71,23 +71,24 @@ class TestFullTextQuery:
         with pytest.raises(QuerySyntaxError, match="unbalanced"):
             FullTextQuery(tiny_store).run(query="(a", match_mode="raw")
 
-    def test_relax_offers_any_word_for_every_word_in_simple_mode_only(self, tiny_store: EdgeDocumentStore) -> None:
+    def test_relax_offers_half_the_words_for_every_word_in_simple_mode_only(self, tiny_store: EdgeDocumentStore) -> None:
         outer = {"field": "meta.group", "operator": "==", "value": "x"}
         relaxing = FullTextQuery(tiny_store, relax=True)
-        out = relaxing.run(query="red fox jumps", filters=outer)
+        words = ("red", "fox", "jumps", "high", "fences")
+        out = relaxing.run(query=" ".join(words), filters=outer)
         assert out["relaxed_filters"] == {
             "operator": "AND",
             "conditions": [
                 outer,
                 {
                     "operator": "OR",
-                    "conditions": [
-                        {"field": "content", "operator": "match", "value": w} for w in ("red", "fox", "jumps")
-                    ],
+                    "conditions": [{"field": "content", "operator": "match", "value": w} for w in words],
+                    "at_least": 3,  # half of five, rounded up
                 },
             ],
         }
-        assert relaxing.run(query="fox")["relaxed_filters"] is None  # one word: nothing to relax
-        assert relaxing.run(query="red fox", match_mode="raw")["relaxed_filters"] is None  # raw: as written
-        assert relaxing.run(query="red fox", operator="OR")["relaxed_filters"] is None  # already any word
-        assert FullTextQuery(tiny_store).run(query="red fox")["relaxed_filters"] is None
+        assert relaxing.run(query="red fox jumps")["relaxed_filters"]["conditions"][0]["at_least"] == 2
+        assert relaxing.run(query="red fox")["relaxed_filters"] is None  # two words: one alone says little
+        assert relaxing.run(query="red fox jumps", match_mode="raw")["relaxed_filters"] is None  # as written
+        assert relaxing.run(query="red fox jumps", operator="OR")["relaxed_filters"] is None  # any word already
+        assert FullTextQuery(tiny_store).run(query="red fox jumps")["relaxed_filters"] is None

@@ -115,6 +115,25 @@ def test_filter_matches_haystack_semantics(store: HybridDocumentStore, filters: 
     assert store.count_documents(filters) == len(expected)
 
 
+AT_LEAST_TWO = {
+    "operator": "OR",
+    "at_least": 2,
+    "conditions": [
+        {"field": "meta.lang", "operator": "==", "value": "en"},
+        {"field": "meta.year", "operator": ">=", "value": 2021},
+        {"field": "meta.flag", "operator": "==", "value": True},
+    ],
+}
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_at_least_k_of_the_conditions(store: HybridDocumentStore) -> None:
+    """c is English and of 2023; d is of 2021 and flagged; every other document meets one condition only."""
+    assert sorted(d.id for d in store.filter_documents(AT_LEAST_TWO)) == ["c", "d"]
+    assert store.count_documents({**AT_LEAST_TWO, "at_least": 3}) == 0
+    assert store.count_documents({**AT_LEAST_TWO, "at_least": 1}) == 5  # plain OR: e is of 2025
+
+
 def test_no_filter_is_none() -> None:
     assert edge_filters(None) is None and server_filters({}) is None
 
@@ -132,6 +151,9 @@ def test_no_filter_is_none() -> None:
         ({"field": "meta.lang", "value": "en"}, "without 'operator'"),
         ({"field": "content", "operator": "match", "value": "  "}, "non-empty string"),
         ({"field": "meta.x", "operator": "==", "value": {"a": 1}}, "needs a string, number, boolean or null"),
+        ({**AT_LEAST_TWO, "operator": "AND"}, "'at_least' goes on an OR node"),
+        ({**AT_LEAST_TWO, "at_least": 4}, "'at_least: 4' needs at least 4 conditions"),
+        ({**AT_LEAST_TWO, "at_least": "2"}, "a whole number of 1 or more"),
     ],
 )
 def test_bad_filters_raise_one_filter_error(convert: Any, filters: dict[str, Any], fragment: str) -> None:
