@@ -1,8 +1,10 @@
-"""What a relevance floor keeps and drops on a tool's own judged set, through real tool calls (issue #16).
+"""What a relevance floor (or `min_score`) keeps and drops on a tool's own judged set, through real calls.
 
-Each floor is a variant of the tool's served pipeline with `retriever.relevance_floor` replaced (`none`
-keeps everything: `{dense: -1}`, as a tool's formatter still reports the floor), run in the tool's place by
-`haygate eval --judged`'s own machinery. For each it reports:
+Each value is a variant of the tool's served pipeline with one setting replaced, `retriever.relevance_floor`
+by default (`none` keeps everything: `{dense: -1}`, as a tool's formatter still reports the floor), or any
+`--param component.setting` (`ranker.min_score`, `none`: null), run in the tool's place by
+`haygate eval --judged`'s own machinery; `--base` runs them on another pipeline (a variant fusion). For
+each it reports:
 
 - precision: the share of the returned results that are judged relevant (judged queries, top `limit`);
 - recall: the share of the judged relevant records that come back;
@@ -11,7 +13,9 @@ keeps everything: `{dense: -1}`, as a tool's formatter still reports the floor),
   that got any result, of all such queries.
 
     .venv/bin/python scripts/floor_study.py --judged evaluation/get_decisions \
-        --floor none --floor '{dense: 0.3}' --floor '{dense: 0.3, terms: 1.0}'
+        --value none --value '{dense: 0.3}' --value '{dense: 0.3, terms: 1.0}'
+    .venv/bin/python scripts/floor_study.py --judged evaluation/search_docs --param ranker.min_score \
+        --value none --value 0.5 --value 0.8
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -33,11 +37,15 @@ from haygate.settings import Settings
 PROJECT = Path(__file__).resolve().parents[1]
 
 
-def floor_variant(served: Path, floor: dict[str, float] | None, folder: Path, number: int) -> Path:
-    pipeline = yaml.safe_load(served.read_text())
-    parameters = pipeline["components"]["retriever"]["init_parameters"]
-    parameters["relevance_floor"] = floor or {"dense": -1.0}
-    path = folder / f"floor{number}.yaml"
+FLOOR = "retriever.relevance_floor"
+
+
+def variant(base: Path, param: str, value: Any, folder: Path, number: int) -> Path:
+    pipeline = yaml.safe_load(base.read_text())
+    component, setting = param.split(".", 1)
+    parameters = pipeline["components"][component].setdefault("init_parameters", {})
+    parameters[setting] = value if value is not None or param != FLOOR else {"dense": -1.0}
+    path = folder / f"variant{number}.yaml"
     path.write_text(yaml.safe_dump(pipeline, sort_keys=False))
     return path
 
@@ -64,25 +72,28 @@ def main() -> None:
     parser.add_argument("--judged", type=Path, required=True)
     parser.add_argument("--split", default="test")
     parser.add_argument("--corpus", type=Path, default=None)
-    parser.add_argument("--floor", action="append", required=True, help="a YAML mapping, or `none`")
+    parser.add_argument("--param", default=FLOOR, help="component.setting to vary (default: the floor)")
+    parser.add_argument("--base", type=Path, default=None, help="the pipeline to vary (default: the served one)")
+    parser.add_argument("--value", action="append", required=True, help="a YAML value, or `none`")
     args = parser.parse_args()
-    floors = [None if text == "none" else yaml.safe_load(text) for text in args.floor]
+    values = [None if text == "none" else yaml.safe_load(text) for text in args.value]
     judged = load_judged_set(args.judged, args.split, args.corpus)
     settings = Settings(home=PROJECT, watch=False)
     served = settings.pipelines_dir / load_catalog(settings).declarations[judged.spec.tool].pipeline_file
     with tempfile.TemporaryDirectory(prefix="haygate-floors-") as temp:
-        variants = [floor_variant(served, floor, Path(temp), n) for n, floor in enumerate(floors)]
+        variants = [variant(args.base or served, args.param, v, Path(temp), n) for n, v in enumerate(values)]
         results, _ = evaluate_tool(settings, judged, variants, progress=False)
     report = {
         "judged": str(args.judged),
+        "param": args.param,
         "load": round(os.getloadavg()[0], 2),
-        "floors": [
+        "values": [
             {
-                "floor": floor,
+                "value": value,
                 "ndcg@10": result.metrics.get("ndcg@10"),
                 **summary(result.run, judged.dataset.qrels, result.unjudged),
             }
-            for floor, result in zip(floors, results[1:], strict=True)
+            for value, result in zip(values, results[1:], strict=True)
         ],
     }
     print(json.dumps(report, indent=1))
