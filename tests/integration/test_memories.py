@@ -64,7 +64,7 @@ async def test_schemas_describe_every_parameter(gateway: Gateway) -> None:
 async def test_pages_concatenate_to_one_large_page(gateway: Gateway, tool: str, arguments: dict[str, Any]) -> None:
     whole = await ok(gateway, tool, **arguments, limit=100)
     total = whole["metadata"]["total"]
-    assert total >= 20  # several pages of 7 (memory_search counts only related memories)
+    assert total >= 15  # three pages of 7 or more (memory_search counts only related memories)
     expected = [r["key"] for r in whole["results"]]
     pages: list[str] = []
     for offset in range(0, min(total, 100), 7):
