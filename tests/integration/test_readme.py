@@ -93,6 +93,7 @@ RUN_BY = {
     ".venv/bin/haygate eval --dataset ../shared/data/scifact-dev --split train \\": "test_the_evaluation_commands",
     'P="--pipeline': "test_the_evaluation_commands",
     ".venv/bin/haygate eval --judged evaluation/search_docs \\": "test_the_tool_evaluation_commands",
+    ".venv/bin/python scripts/floor_study.py": "test_the_floor_study_commands",
     "export HAYGATE_QDRANT_URL": "test_pointing_at_a_qdrant_server",
 }
 
@@ -393,6 +394,30 @@ def test_the_tool_evaluation_commands(tmp_path: Path) -> None:
         report = json.loads((PROJECT / "eval-out" / tool / "report.json").read_text())
         scores = {v["name"]: v["metrics"]["ndcg@10"] for v in report["variants"]}
         assert list(scores) == [tool, *variants] and scores[tool] >= floor, (tool, scores)
+
+
+def test_the_floor_study_commands(tmp_path: Path) -> None:
+    """The floor studies as written print the precision and recall the README's tables report."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"{SHARED_DATA} is absent: search_docs' judged corpus is not on this machine")
+    env = {**os.environ, "HAYGATE_DATA_DIR": str(tmp_path / "data")}
+    studies = []
+    for command in commands(block(".venv/bin/python scripts/floor_study.py").text):
+        done = subprocess.run(
+            ["bash", "-ec", command], env=env, cwd=PROJECT, capture_output=True, text=True, timeout=1200
+        )
+        assert done.returncode == 0, (command, done.stderr[-3000:])
+        studies.append(json.loads(done.stdout))
+    warnings, docs = ({json.dumps(v["value"]): v for v in study["values"]} for study in studies)
+
+    def near(figures: dict[str, Any], precision: float, recall: float) -> bool:
+        """As the README rounds them; a fresh index's HNSW graph may move a hit or two."""
+        return abs(figures["precision"] - precision) <= 0.02 and abs(figures["recall"] - recall) <= 0.02
+
+    served = warnings['{"dense": 0.3, "terms": 1.0}']
+    assert near(served, 0.41, 0.86) and served["unrelated_answered"] == 0, served
+    assert near(warnings["null"], 0.15, 1.0) and warnings["null"]["unrelated_answered"] == 9, warnings
+    assert near(docs["null"], 0.23, 0.83) and near(docs["0.85"], 0.34, 0.73), docs
 
 
 @pytest.mark.slow
