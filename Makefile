@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: install run serve-stdio test test-fast lint bench clean
+.PHONY: install browser run serve-stdio test test-fast lint bench clean
 
 # --no-compile: Python compiles what it imports on first use; byte-compiling all of torch up front costs ~30 s.
 $(STAMP): pyproject.toml
@@ -22,7 +22,14 @@ run: install
 serve-stdio: install
 	$(BIN)/haygate serve
 
-test: install
+# The API page's browser test drives Debian's Chromium (root with apt: installed here when missing; elsewhere
+# the test skips and says why).
+browser:
+	@test -x /usr/bin/chromium || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  { apt-get install -y -q chromium >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }; }; } || \
+	  echo "no /usr/bin/chromium: the API page's browser test will skip"
+
+test: install browser
 	$(BIN)/python -m pytest
 
 # Everything but the tests marked slow (sample ingest, other processes): well under a minute.

@@ -20,6 +20,7 @@ from typing import NoReturn
 from haygate.errors import ConfigurationError, HaygateError, OperatorError, StoreInUseError, envelope
 from haygate.gateway.service import GatewayService
 from haygate.gateway.serving import claim_data_dir, serve
+from haygate.gateway.telemetry import configure_logging
 from haygate.settings import Settings
 
 logger = logging.getLogger("haygate")
@@ -31,18 +32,13 @@ WARM_UP_GRACE = 1.0  # seconds the model loading waits for a client's handshake 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        stream=sys.stderr,
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    for noisy in ("httpx", "sentence_transformers", "haystack", "transformers"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    settings = Settings()
+    configure_logging(settings, verbose=args.verbose)
     with contextlib.suppress(ValueError, OSError):  # stderr without a file descriptor (captured in a test)
         faulthandler.enable()  # a fatal signal that no check foresaw still says where it struck
     try:
         handler = args.handler if args.handler is cmd_serve else getattr(_commands(), args.handler)
-        return int(handler(args, Settings()) or 0)
+        return int(handler(args, settings) or 0)
     except StoreInUseError as error:
         print(f"error: {error.message}", file=sys.stderr)
         return EXIT_IN_USE
@@ -118,6 +114,13 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("--json", dest="arguments", default="{}", help="arguments as a JSON object")
     call.add_argument("--server", help="call this haygate server (default: the local one, if it runs)")
     call.set_defaults(handler="cmd_call")
+
+    stats = commands.add_parser(
+        "stats", help="per collection its documents, disk use and last write; per tool its calls and p50/p95"
+    )
+    stats.add_argument("--server", help="ask this haygate server (default: the local one, if it runs)")
+    stats.add_argument("--json", action="store_true", help="print the figures as JSON")
+    stats.set_defaults(handler="cmd_stats")
 
     evaluate = commands.add_parser("eval", help="evaluate pipelines or a served tool on a judged BEIR-layout set")
     judged = evaluate.add_mutually_exclusive_group(required=True)

@@ -207,6 +207,37 @@ def cmd_call(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    """A running server's figures (its calls too); with none running, the collections as they lie on disk."""
+    client = server_for(args, settings)
+    if client is not None:
+        figures = client.health(verbose=True)
+    else:
+        with Loader(settings) as loader:
+            names = sorted(path.stem for path in settings.collections_dir.glob("*.yaml"))
+            collections = {name: loader.store(name).stats() for name in names}
+        figures = {"status": "not running", "collections": collections, "calls": {}}
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return EXIT_OK
+    print(f"server: {figures.get('status')}" + (f", up {figures['uptime_s']} s" if "uptime_s" in figures else ""))
+    print(f"\n{'collection':<24}{'documents':>11}{'disk':>11}  last write")
+    for name, stats in figures["collections"].items():
+        if "error" in stats:
+            print(f"{name:<24}  {stats['error']}")
+            continue
+        disk = "-" if stats["disk_bytes"] is None else f"{stats['disk_bytes'] / 1e6:.1f} MB"
+        print(f"{name:<24}{stats['documents']:>11}{disk:>11}  {stats['last_write'] or '-'}")
+    calls = figures.get("calls") or {}
+    print(f"\n{'tool':<24}{'calls':>8}{'errors':>8}{'p50 ms':>9}{'p95 ms':>9}")
+    for name, stats in calls.items():
+        errors = stats["calls"] - stats["outcomes"].get("ok", 0)
+        print(f"{name:<24}{stats['calls']:>8}{errors:>8}{stats['p50_ms']:>9}{stats['p95_ms']:>9}")
+    if not calls:
+        print("(no calls since the server started)" if client is not None else "(no server runs: no calls)")
+    return EXIT_OK
+
+
 def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     # Evaluation pulls in ranx (numba) and scipy; other commands should not wait for them.
     from haygate.evaluation.datasets import load_dataset

@@ -55,6 +55,22 @@ class Settings(BaseSettings):
         description="Free space (MiB) every shard open and write must leave on the data dir's filesystem.",
     )
 
+    log_format: Literal["plain", "json"] = Field(
+        default="plain", description="Log lines as plain text, or one JSON object per line."
+    )
+    telemetry: bool = Field(
+        default=True, description="Per-call log lines, Prometheus metrics and stage timing (off: to measure them)."
+    )
+    metrics_public: bool = Field(
+        default=False, description="Serve /metrics without the bearer token (for a scraper on a trusted network)."
+    )
+    otlp_endpoint: str | None = Field(
+        default=None,
+        description="Send OpenTelemetry traces over OTLP/HTTP here, e.g. http://localhost:4318/v1/traces "
+        "(needs the `otel` extra); unset, no span leaves the process.",
+    )
+    service_name: str = Field(default="haygate", description="The service name traces carry.")
+
     @property
     def models_dir(self) -> Path:
         return self.model_cache_dir or self.data_dir / ".models"

@@ -537,6 +537,15 @@ class HybridDocumentStore(ABC):
         """Whether writes since the last `optimize()` wait for it (a Qdrant server optimizes by itself)."""
         return False
 
+    def stats(self) -> dict[str, Any]:
+        """What an operator asks of a collection: documents (points), bytes on disk, last durable write.
+        A server's disk and write time are the server's to say: None here."""
+        return {
+            "documents": self.count_documents() if self.exists() else 0,
+            "disk_bytes": None,
+            "last_write": None,
+        }
+
     @abstractmethod
     def close(self) -> None:
         """Release what this instance holds (a shard, a client)."""

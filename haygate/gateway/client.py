@@ -44,8 +44,8 @@ class ServerClient:
         error_type = BY_CODE.get(str(problem.get("code")), InternalError)
         raise error_type(str(problem.get("message")), problem.get("details") or {})
 
-    def health(self) -> dict[str, Any]:
-        return dict(self._request("GET", "/health"))
+    def health(self, verbose: bool = False) -> dict[str, Any]:
+        return dict(self._request("GET", "/health", params={"verbose": "1"} if verbose else None))
 
     def call(self, tool: str, arguments: Any) -> dict[str, Any]:
         return dict(self._request("POST", f"/api/tools/{tool}", json=arguments))

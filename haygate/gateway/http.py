@@ -1,6 +1,7 @@
 """HTTP: streamable-HTTP MCP at `/mcp`, `POST /api/tools/{name}` per tool, writes to collections,
-`/openapi.json` and `/health`, optionally behind a bearer token. REST answers exactly what MCP answers, in
-the same error envelope.
+`/openapi.json` with its API page at `/docs`, `/metrics` and `/health`, optionally behind a bearer token.
+REST answers exactly what MCP answers, in the same error envelope. Every response carries the request's id
+(`X-Request-ID`), the one its log lines carry.
 
 Two apps share one service: the public one (TCP, bearer token, MCP) and a local one for the `haygate`
 command on the same machine, served on a Unix socket only its owner can open.
@@ -11,15 +12,15 @@ import json
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from haygate import __version__
 from haygate.errors import (
-    HTTP_STATUS,
     ForbiddenError,
     InvalidRequestError,
     MethodNotAllowedError,
@@ -29,10 +30,12 @@ from haygate.errors import (
     envelope,
 )
 from haygate.gateway.mcp import build_mcp
+from haygate.gateway.openapi import API_PAGE, SWAGGER_UI, openapi_document
 from haygate.gateway.service import GatewayService
+from haygate.gateway.telemetry import REQUEST_ID, REQUEST_ID_HEADER, new_request_id
 from haygate.ingest.readers import SourceRecord, as_source_record, parse_jsonl
 
-PUBLIC_PATHS = ("/health",)
+PUBLIC_PATHS = ("/health", "/docs", "/docs/")  # the API page is static: what it shows comes with the token
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 WRITE_OPEN_REFUSAL = (
     "writes are refused on a server that listens beyond this machine without a token: set HAYGATE_TOKEN"
@@ -76,11 +79,16 @@ async def records_body(request: Request) -> list[SourceRecord]:
     return list(parse_jsonl(raw.splitlines(), "request"))
 
 
-def rest_routes(service: GatewayService, writes_allowed: bool) -> list[Route]:
+def rest_routes(
+    service: GatewayService, writes_allowed: bool, transport: str = "rest", secured: bool = False
+) -> list[Route]:
+    """:param transport: what the calls count as (`rest`; `cli` on the local socket).
+    :param secured: a bearer token guards the server (the OpenAPI document says so)."""
+
     async def call_tool(request: Request) -> JSONResponse:
         try:
             arguments = await json_body(request)
-            return JSONResponse(await service.call(request.path_params["name"], arguments))
+            return JSONResponse(await service.call(request.path_params["name"], arguments, transport))
         except Exception as error:
             return error_response(error)
 
@@ -125,10 +133,25 @@ def rest_routes(service: GatewayService, writes_allowed: bool) -> list[Route]:
         )
 
     async def health(request: Request) -> JSONResponse:
-        return JSONResponse(service.health())
+        verbose = request.query_params.get("verbose", "").lower() in ("1", "true", "yes")
+        if not verbose:
+            return JSONResponse(service.health())
+        import anyio
+
+        return JSONResponse(await anyio.to_thread.run_sync(service.health, True))  # counts read the stores
 
     async def openapi(request: Request) -> JSONResponse:
-        return JSONResponse(openapi_document(service))
+        return JSONResponse(openapi_document(service, secured))
+
+    async def metrics(request: Request) -> Response:
+        import anyio
+        from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+        body = await anyio.to_thread.run_sync(generate_latest, service.telemetry.registry)
+        return Response(body, media_type=CONTENT_TYPE_LATEST)
+
+    async def docs(request: Request) -> HTMLResponse:
+        return HTMLResponse(API_PAGE)
 
     return with_method_refusals(
         [
@@ -138,6 +161,8 @@ def rest_routes(service: GatewayService, writes_allowed: bool) -> list[Route]:
             Route("/api/admin/reload", reload, methods=["POST"]),
             Route("/health", health, methods=["GET"]),
             Route("/openapi.json", openapi, methods=["GET"]),
+            Route("/metrics", metrics, methods=["GET"]),
+            Route("/docs", docs, methods=["GET"]),
         ]
     )
 
@@ -173,62 +198,6 @@ async def http_error(request: Request, error: Exception) -> JSONResponse:
 
 
 ERROR_HANDLERS = {404: http_error, 405: http_error}
-
-
-def openapi_document(service: GatewayService) -> dict[str, Any]:
-    error_ref = {"$ref": "#/components/schemas/Error"}
-    call_errors = ("VALIDATION_ERROR", "NOT_FOUND", "UNAVAILABLE", "INTERNAL_ERROR")
-    paths: dict[str, Any] = {}
-    for name, declaration in sorted(service.listing().items()):
-        paths[f"/api/tools/{name}"] = {
-            "post": {
-                "operationId": name,
-                "summary": declaration.description.split(". ")[0],
-                "description": declaration.description,
-                "requestBody": {
-                    "required": True,
-                    "content": {"application/json": {"schema": declaration.input_schema()}},
-                },
-                "responses": {
-                    "200": {
-                        "description": "Result",
-                        "content": {"application/json": {"schema": declaration.output_schema}},
-                    },
-                    **{
-                        str(HTTP_STATUS[code]): {
-                            "description": code,
-                            "content": {"application/json": {"schema": error_ref}},
-                        }
-                        for code in call_errors
-                    },
-                },
-            }
-        }
-    return {
-        "openapi": "3.1.0",
-        "info": {"title": "haygate", "version": __version__},
-        "paths": paths,
-        "components": {
-            "schemas": {
-                "Error": {
-                    "type": "object",
-                    "required": ["error"],
-                    "properties": {
-                        "error": {
-                            "type": "object",
-                            "required": ["code", "message", "details"],
-                            "properties": {
-                                "code": {"type": "string", "enum": list(HTTP_STATUS)},
-                                "message": {"type": "string"},
-                                "details": {"type": "object"},
-                            },
-                        }
-                    },
-                }
-            },
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-        },
-    }
 
 
 class BodyLimit:
@@ -271,15 +240,46 @@ class BodyLimit:
         await error_response(PayloadTooLargeError(self._message(), {"limit": self.limit}))(scope, receive, send)
 
 
-class BearerAuth:
-    """Requires `Authorization: Bearer <token>` on every path except /health."""
+class RequestIds:
+    """Each request runs under an id (the client's `X-Request-ID`, else a new one) that its log lines carry
+    and its response returns."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope.get("path") not in PUBLIC_PATHS:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        supplied = dict(scope.get("headers", [])).get(REQUEST_ID_HEADER.lower().encode())
+        request_id = new_request_id(supplied.decode("latin-1") if supplied else None)
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message)[REQUEST_ID_HEADER] = request_id
+            await send(message)
+
+        token = REQUEST_ID.set(request_id)
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            REQUEST_ID.reset(token)
+
+
+class BearerAuth:
+    """Requires `Authorization: Bearer <token>` on every path except /health and the API page's own files
+    (and /metrics with HAYGATE_METRICS_PUBLIC)."""
+
+    def __init__(self, app: ASGIApp, token: str, public: tuple[str, ...] = PUBLIC_PATHS) -> None:
+        self.app = app
+        self.expected = token.encode()
+        self.public = public
+
+    def _is_public(self, path: str) -> bool:
+        return path in self.public or path.startswith(SWAGGER_UI)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not self._is_public(scope.get("path", "")):
             supplied = dict(scope.get("headers", [])).get(b"authorization", b"")
             scheme, _, credentials = supplied.strip().partition(b" ")
             # The scheme is case-insensitive (RFC 7235 2.1); the token is compared in constant time.
@@ -298,15 +298,33 @@ def build_http_app(service: GatewayService, token: str | None = None, host: str 
     for status, handler in ERROR_HANDLERS.items():
         mcp_app.add_exception_handler(status, handler)
     writes_allowed = bool(token) or host in LOOPBACK
-    routes = [*rest_routes(service, writes_allowed), Mount("/", app=mcp_app)]
+    routes = [
+        *rest_routes(service, writes_allowed, secured=bool(token)),
+        Mount(SWAGGER_UI, app=StaticFiles(directory=swagger_ui_folder())),
+        Mount("/", app=mcp_app),
+    ]
     starlette = Starlette(routes=routes, lifespan=mcp_app.lifespan, exception_handlers=ERROR_HANDLERS)
     app: ASGIApp = BodyLimit(starlette, service.settings.max_body_bytes)
-    return BearerAuth(app, token) if token else app
+    if token:
+        public = PUBLIC_PATHS + (("/metrics",) if service.settings.metrics_public else ())
+        app = BearerAuth(app, token, public)
+    return RequestIds(app)
+
+
+def swagger_ui_folder() -> str:
+    """Swagger UI's files, from the installed `swagger-ui-bundle-v2` package: no CDN."""
+    from swagger_ui_bundle import swagger_ui_path
+
+    return str(swagger_ui_path)
 
 
 def build_local_app(service: GatewayService) -> ASGIApp:
     """REST for the `haygate` command on this machine (a Unix socket only the owner can open): no MCP."""
-    return BodyLimit(
-        Starlette(routes=rest_routes(service, writes_allowed=True), exception_handlers=ERROR_HANDLERS),
-        service.settings.max_body_bytes,
+    return RequestIds(
+        BodyLimit(
+            Starlette(
+                routes=rest_routes(service, writes_allowed=True, transport="cli"), exception_handlers=ERROR_HANDLERS
+            ),
+            service.settings.max_body_bytes,
+        )
     )

@@ -46,7 +46,7 @@ class DeclaredTool(Tool):
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         try:
-            result = await self.service.call(self.name, arguments)
+            result = await self.service.call(self.name, arguments, "mcp")
         except Exception as error:
             return _error_result(error)
         return ToolResult(content=json.dumps(result, default=str), structured_content=result)

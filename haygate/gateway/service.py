@@ -23,6 +23,7 @@ from haygate._env import torch_loaded
 from haygate.errors import ConfigurationError, NotFoundError, UnavailableError
 from haygate.gateway.catalog import Catalog, load_catalog
 from haygate.gateway.declarations import ToolDeclaration
+from haygate.gateway.telemetry import UNKNOWN_TOOL, Telemetry
 from haygate.settings import Settings
 
 if TYPE_CHECKING:
@@ -73,13 +74,21 @@ class ReloadResult:
 
 
 class GatewayService:
-    def __init__(self, settings: Settings, strict: bool = False, torch_threads: int | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        strict: bool = False,
+        torch_threads: int | None = None,
+        telemetry: Telemetry | None = None,
+    ) -> None:
         """
         :param strict: any configuration problem (a bad declaration, a model that does not load) stops the
             server; otherwise a broken tool is left out, reported, and every other tool is served.
         :param torch_threads: intra-op threads per query where torch serves (set after warm-up, if it
             loaded); on a busy 2-core machine, two spinning threads cost 10x in latency, so `haygate serve`
             uses one.
+        :param telemetry: logs, metrics and spans (built from the settings unless given: tests pass one
+            with an in-memory span exporter).
         """
         self.settings = settings
         self.strict = strict
@@ -97,12 +106,14 @@ class GatewayService:
         self._reload_lock = threading.Lock()
         self._listeners: list[Callable[[], None]] = []
         self.started_at = time.monotonic()
+        self.telemetry = telemetry or Telemetry(settings, self.collection_stats)
 
     @classmethod
-    def serving(cls, gateway: "Gateway") -> "GatewayService":
+    def serving(cls, gateway: "Gateway", telemetry: Telemetry | None = None) -> "GatewayService":
         """A ready service around a gateway built elsewhere (tests, `haygate call`): no background build."""
-        service = cls(gateway.loader.settings)
+        service = cls(gateway.loader.settings, telemetry=telemetry)
         service._generation = Generation(gateway)
+        service.telemetry.install()
         service.problems = list(gateway.problems)
         service.state = "ready"
         service._ready.set()
@@ -127,16 +138,35 @@ class GatewayService:
             except Exception:
                 logger.exception("a tools-changed listener failed")
 
-    def health(self) -> dict[str, Any]:
+    def health(self, verbose: bool = False) -> dict[str, Any]:
+        """The status; `verbose` adds each collection's documents, disk use and last write, and each tool's
+        calls and p50/p95 since start (what `haygate stats` prints)."""
         from haygate import __version__
 
-        return {
+        health: dict[str, Any] = {
             "status": self.state,
             "version": __version__,
             "tools": sorted(self.listing()),
             "problems": self.problems,
             "uptime_s": round(time.monotonic() - self.started_at, 1),
         }
+        if verbose:
+            health["collections"] = self.collection_stats()
+            health["calls"] = self.telemetry.tool_stats()
+        return health
+
+    def collection_stats(self) -> dict[str, dict[str, Any]]:
+        """Per collection the serving tools read or write: documents, disk bytes, last durable write."""
+        generation = self._generation
+        if generation is None:
+            return {}
+        figures = {}
+        for name, store in sorted(generation.gateway.loader.stores().items()):
+            try:
+                figures[name] = store.stats()
+            except Exception as error:  # one busy or damaged store must not hide the others
+                figures[name] = {"error": getattr(error, "message", None) or str(error)}
+        return figures
 
     # -- starting --------------------------------------------------------------------------------
 
@@ -197,6 +227,7 @@ class GatewayService:
 
             torch.set_num_threads(self.torch_threads)
         self.problems = list(gateway.problems)
+        self.telemetry.install()
         return Generation(gateway)
 
     def wait_ready(self, timeout: float | None = None) -> Generation:
@@ -215,17 +246,21 @@ class GatewayService:
 
     # -- serving ---------------------------------------------------------------------------------
 
-    async def call(self, name: str, arguments: Any) -> dict[str, Any]:
-        if name not in self.listing():
-            available = sorted(self.listing())
-            msg = f"unknown tool '{name}'; available: {', '.join(available)}"
-            raise NotFoundError(msg, {"tool": name, "available": available})
-        generation = await self.ready_generation()
-        generation.enter()
-        try:
-            return await generation.gateway.call_async(name, arguments)
-        finally:
-            generation.leave()
+    async def call(self, name: str, arguments: Any, transport: str = "direct") -> dict[str, Any]:
+        """One tool call, from any transport (`mcp`, `rest`, `cli`): logged, measured and traced as one."""
+        known = name in self.listing()
+        with self.telemetry.call(name if known else UNKNOWN_TOOL, transport, arguments) as record:
+            if not known:
+                available = sorted(self.listing())
+                msg = f"unknown tool '{name}'; available: {', '.join(available)}"
+                raise NotFoundError(msg, {"tool": name, "available": available})
+            generation = await self.ready_generation()
+            generation.enter()
+            try:
+                record.result = await generation.gateway.call_async(name, arguments)
+            finally:
+                generation.leave()
+            return record.result
 
     async def write(self, work: Callable[["Gateway"], dict[str, Any]]) -> dict[str, Any]:
         """Run a write (`lambda gateway: gateway.writer.upsert(...)`) on the serving generation."""
@@ -280,3 +315,4 @@ class GatewayService:
         generation, self._generation = self._generation, None
         if generation is not None:
             generation.retire()
+        self.telemetry.close()

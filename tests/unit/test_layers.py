@@ -26,6 +26,7 @@ SETTINGS_READERS = {
     "haygate.gateway.loader",
     "haygate.gateway.catalog",
     "haygate.gateway.service",
+    "haygate.gateway.telemetry",  # the service's logs, metrics and traces: built with it, from the same settings
     "haygate.commands",
     "haygate.evaluation.runner",
     "haygate.evaluation.tune",

@@ -20,7 +20,7 @@ import os
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -354,6 +354,19 @@ class EdgeDocumentStore(HybridDocumentStore):
         with self._edge("writing the manifest"):
             temporary.write_text(json.dumps(data))
             os.replace(temporary, self.path / MANIFEST)
+
+    def stats(self) -> dict[str, Any]:
+        if not self.exists():
+            return {"documents": 0, "disk_bytes": 0, "last_write": None}
+        disk = 0
+        for file in self.path.rglob("*"):
+            with suppress(OSError):  # a segment merged away while we walk
+                disk += file.stat().st_size if file.is_file() else 0
+        return {
+            "documents": self.count_documents(),
+            "disk_bytes": disk,
+            "last_write": (self.manifest() or {}).get("written_at"),
+        }
 
     def needs_optimizing(self) -> bool:
         """Written since the last `optimize()`: an ingest that did not wait leaves the HNSW build to a server."""

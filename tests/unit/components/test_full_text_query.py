@@ -71,7 +71,9 @@ class TestFullTextQuery:
         with pytest.raises(QuerySyntaxError, match="unbalanced"):
             FullTextQuery(tiny_store).run(query="(a", match_mode="raw")
 
-    def test_relax_offers_half_the_words_for_every_word_in_simple_mode_only(self, tiny_store: EdgeDocumentStore) -> None:
+    def test_relax_offers_half_the_words_for_every_word_in_simple_mode_only(
+        self, tiny_store: EdgeDocumentStore
+    ) -> None:
         outer = {"field": "meta.group", "operator": "==", "value": "x"}
         relaxing = FullTextQuery(tiny_store, relax=True)
         words = ("red", "fox", "jumps", "high", "fences")

@@ -46,7 +46,6 @@ class TestSkillCoverageRanker:
         }
         assert len(ranker.run(hits, required_skills=["Python"], top_k=1)["documents"]) == 1
 
-
     def test_a_wording_that_names_a_skill_means_that_skill(
         self, tiny_store: EdgeDocumentStore, profiled: list[Document]
     ) -> None:

@@ -1,0 +1,383 @@
+"""What a running gateway says about its calls: a log line each, Prometheus metrics, OpenTelemetry spans.
+
+- **Request ids.** Every call has one (a REST client's `X-Request-ID`, else a new one). It is in every log
+  line written while the call runs (`RequestIdFilter`, a contextvar, so worker threads see it too) and goes
+  back to REST clients in the `X-Request-ID` header.
+- **One line per call**: tool, transport, outcome, duration, result count, error code. Never the arguments
+  at INFO (they can hold user data); DEBUG shows them.
+- **Metrics** live in a registry per service (`/metrics`): calls by outcome and transport, latency per tool,
+  the pipeline's stages, and the stores' documents and disk use, read at scrape time.
+- **Stages and spans.** Haystack opens a span around every component run. `StageTracer` is the Haystack
+  tracer haygate installs: it times those spans into the stage histograms (no code in any component), and
+  hands every span to OpenTelemetry when `HAYGATE_OTLP_ENDPOINT` is set (the `otel` extra).
+"""
+
+import contextlib
+import logging
+import statistics
+import sys
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from haygate.errors import ConfigurationError, HaygateError
+from haygate.settings import Settings
+
+if TYPE_CHECKING:
+    from haystack.tracing import Span, Tracer
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SpanExporter
+
+disable_created_metrics()  # `*_created` series double every family and say only when the process started
+
+logger = logging.getLogger(__name__)
+call_logger = logging.getLogger("haygate.calls")
+
+REQUEST_ID: ContextVar[str | None] = ContextVar("haygate_request_id", default=None)
+REQUEST_ID_HEADER = "X-Request-ID"
+UNKNOWN_TOOL = "(unknown)"  # one label for every name that is not a tool: callers cannot grow the metrics
+RECENT_CALLS = 10_000  # per tool, for the p50/p95 of `haygate stats`
+BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+# A component's stage, by its class name; other classes by Haystack's naming (`*TextEmbedder`, `*Retriever`).
+STAGES = {
+    "QueryBuilder": "query_building",
+    "FullTextQuery": "query_building",
+    "FilterCheck": "query_building",
+    "ResponseFormatter": "formatting",
+    "Highlighter": "formatting",
+    "ResultFacets": "formatting",
+    "LinkedPage": "store",
+    "OutputAdapter": "formatting",
+}
+STAGE_SUFFIXES = (
+    ("TextEmbedder", "query_embedding"),
+    ("Retriever", "store"),
+    ("Ranker", "ranking"),
+    ("Formatter", "formatting"),
+)
+
+
+def stage_of(component_type: str) -> str:
+    if component_type in STAGES:
+        return STAGES[component_type]
+    return next((stage for suffix, stage in STAGE_SUFFIXES if component_type.endswith(suffix)), "other")
+
+
+def new_request_id(supplied: str | None = None) -> str:
+    """The client's id when it is a sane token (printable, short), else a new one."""
+    if supplied and len(supplied) <= 128 and supplied.isascii() and supplied.isprintable() and " " not in supplied:
+        return supplied
+    return uuid.uuid4().hex
+
+
+class RequestIdFilter(logging.Filter):
+    """Puts the running call's request id on every record (`-` outside a call)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = REQUEST_ID.get() or "-"
+        return True
+
+
+PLAIN_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"
+
+
+def log_handler(settings: Settings, stream: Any = None) -> logging.Handler:
+    """A handler writing plain lines or, with `HAYGATE_LOG_FORMAT=json`, one JSON object per line with a
+    call's fields as keys; either way with the request id."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.addFilter(RequestIdFilter())
+    if settings.log_format == "json":
+        from pythonjsonlogger.json import JsonFormatter
+
+        handler.setFormatter(
+            JsonFormatter(
+                "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
+                rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+            )
+        )
+    else:
+        handler.setFormatter(logging.Formatter(PLAIN_FORMAT))
+    return handler
+
+
+def configure_logging(settings: Settings, verbose: bool = False) -> None:
+    """The command line's logging: to stderr, through `log_handler` (left alone where logging is set up
+    already, as in a test run)."""
+    logging.basicConfig(handlers=[log_handler(settings)], level=logging.DEBUG if verbose else logging.INFO)
+    for noisy in ("httpx", "sentence_transformers", "haystack", "transformers"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+@dataclass
+class CallRecord:
+    """One call as it runs: what the log line, the metrics and `haygate stats` are made of."""
+
+    tool: str
+    transport: str
+    request_id: str
+    started: float = field(default_factory=time.perf_counter)
+    stages: dict[str, float] = field(default_factory=dict)  # seconds per stage
+    result: dict[str, Any] | None = None
+
+
+CURRENT_CALL: ContextVar[CallRecord | None] = ContextVar("haygate_current_call", default=None)
+
+
+class NoSpan:
+    """What a span is when no OpenTelemetry is configured (Haystack's NullSpan, without importing Haystack:
+    the server answers before Haystack loads)."""
+
+    def set_tag(self, key: str, value: Any) -> None:
+        pass
+
+    def set_tags(self, tags: dict[str, Any]) -> None:
+        pass
+
+    def set_content_tag(self, key: str, value: Any) -> None:
+        pass
+
+    def raw_span(self) -> Any:
+        return None
+
+    def get_correlation_data_for_logs(self) -> dict[str, Any]:
+        return {}
+
+
+class StageTracer:
+    """Haystack's tracer while haygate serves (a `haystack.tracing.Tracer` by its methods): times each
+    component run into its call's stages, and passes every span on to OpenTelemetry when configured."""
+
+    def __init__(self, inner: "Tracer | None" = None) -> None:
+        self.inner = inner
+
+    @contextlib.contextmanager
+    def _span(self, operation_name: str, tags: dict[str, Any] | None, parent_span: "Span | None") -> Iterator[Any]:
+        if self.inner is None:
+            yield NoSpan()
+            return
+        with self.inner.trace(operation_name, tags=tags, parent_span=parent_span) as span:
+            yield span
+
+    @contextlib.contextmanager
+    def trace(
+        self, operation_name: str, tags: dict[str, Any] | None = None, parent_span: "Span | None" = None
+    ) -> Iterator[Any]:
+        call = CURRENT_CALL.get()
+        if call is None or operation_name != "haystack.component.run" or not tags:
+            with self._span(operation_name, tags, parent_span) as span:
+                yield span
+            return
+        stage = stage_of(str(tags.get("haystack.component.type", "")))
+        started = time.perf_counter()
+        try:
+            with self._span(operation_name, tags, parent_span) as span:
+                yield span
+        finally:
+            call.stages[stage] = call.stages.get(stage, 0.0) + time.perf_counter() - started
+
+    def current_span(self) -> "Span | None":
+        return self.inner.current_span() if self.inner is not None else None
+
+
+def opentelemetry_tracer(
+    settings: Settings, exporter: "SpanExporter | None" = None
+) -> tuple["Tracer", "TracerProvider"] | None:
+    """Haystack's OpenTelemetry tracer over a provider of haygate's own (the process-wide one is left to the
+    application): OTLP over HTTP to `HAYGATE_OTLP_ENDPOINT`, or `exporter` (tests). None when neither is set."""
+    if exporter is None and not settings.otlp_endpoint:
+        return None
+    try:
+        from haystack_integrations.tracing.opentelemetry import OpenTelemetryTracer
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+    except ImportError as error:
+        msg = f"HAYGATE_OTLP_ENDPOINT is set, but OpenTelemetry is not installed ({error}): pip install 'haygate[otel]'"
+        raise ConfigurationError(msg) from error
+    provider = TracerProvider(resource=Resource.create({"service.name": settings.service_name}))
+    if exporter is None:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=settings.otlp_endpoint)))
+    else:
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return OpenTelemetryTracer(provider.get_tracer("haygate")), provider
+
+
+def result_count(result: dict[str, Any] | None) -> int | None:
+    """How many items a result holds: the length of its first top-level list (`results`, `candidates`...)."""
+    if not isinstance(result, dict):
+        return None
+    return next((len(value) for value in result.values() if isinstance(value, list)), None)
+
+
+@dataclass
+class ToolStats:
+    outcomes: dict[str, int] = field(default_factory=dict)
+    durations: deque[float] = field(default_factory=lambda: deque(maxlen=RECENT_CALLS))
+
+    def summary(self) -> dict[str, Any]:
+        times = sorted(self.durations)
+        p50: float | None
+        p95: float | None
+        if len(times) >= 2:
+            cuts = statistics.quantiles(times, n=100, method="inclusive")
+            p50, p95 = cuts[49], cuts[94]
+        else:
+            p50 = p95 = times[0] if times else None
+        return {
+            "calls": sum(self.outcomes.values()),
+            "outcomes": dict(sorted(self.outcomes.items())),
+            "p50_ms": None if p50 is None else round(p50 * 1000, 2),
+            "p95_ms": None if p95 is None else round(p95 * 1000, 2),
+        }
+
+
+class StoreCollector(Collector):
+    """Documents and disk use per collection, read when Prometheus scrapes (never on the call path)."""
+
+    def __init__(self, collections: Callable[[], dict[str, dict[str, Any]]]) -> None:
+        self.collections = collections
+
+    def collect(self) -> Iterable[Metric]:
+        documents = GaugeMetricFamily(
+            "haygate_collection_documents", "Documents (points) in each collection.", labels=["collection"]
+        )
+        disk = GaugeMetricFamily(
+            "haygate_collection_disk_bytes", "Bytes each embedded collection takes on disk.", labels=["collection"]
+        )
+        try:
+            stats = self.collections()
+        except Exception:  # a scrape must not fail because one store is busy or gone
+            logger.debug("collection statistics unavailable", exc_info=True)
+            stats = {}
+        for name, figures in sorted(stats.items()):
+            if figures.get("documents") is not None:
+                documents.add_metric([name], figures["documents"])
+            if figures.get("disk_bytes") is not None:
+                disk.add_metric([name], figures["disk_bytes"])
+        return [documents, disk]
+
+
+class Telemetry:
+    """A service's logs, metrics and spans. `enabled=False` (HAYGATE_TELEMETRY=0) keeps only the log line's
+    absence and the plain call path, to measure what the rest costs."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        collections: Callable[[], dict[str, dict[str, Any]]] | None = None,
+        span_exporter: "SpanExporter | None" = None,
+    ) -> None:
+        self.enabled = settings.telemetry
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.calls = Counter(
+            "haygate_tool_calls",
+            "Tool calls, by tool, transport and outcome (ok or the error code).",
+            ["tool", "transport", "outcome"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "haygate_tool_call_duration_seconds",
+            "Time from a call's arrival to its answer, by tool and transport.",
+            ["tool", "transport"],
+            buckets=BUCKETS,
+            registry=self.registry,
+        )
+        self.stage_latency = Histogram(
+            "haygate_pipeline_stage_duration_seconds",
+            "Time in each pipeline stage (query_embedding, store, ranking, formatting, ...), by tool.",
+            ["tool", "stage"],
+            buckets=BUCKETS,
+            registry=self.registry,
+        )
+        if collections is not None:
+            self.registry.register(StoreCollector(collections))
+        self._tools: dict[str, ToolStats] = {}
+        self._guard = threading.Lock()
+        self._settings = settings
+        self._span_exporter = span_exporter
+        self._provider: TracerProvider | None = None
+        self.tracer = StageTracer()
+
+    def install(self) -> None:
+        """Make this the tracer Haystack's pipelines report to, with OpenTelemetry behind it if configured.
+        Called once the pipelines are built: Haystack (and OpenTelemetry's integration, which imports it)
+        loads after the server already answers. Haystack's tracer is process-wide, so the last service built
+        serves; calls of other services are told apart by their contextvar."""
+        if self.enabled:
+            from haystack import tracing
+
+            if self.tracer.inner is None:
+                otel = opentelemetry_tracer(self._settings, self._span_exporter)
+                if otel is not None:
+                    self.tracer.inner, self._provider = otel
+
+            tracing.enable_tracing(self.tracer)  # type: ignore[arg-type]
+
+    @contextlib.contextmanager
+    def call(self, tool: str, transport: str, arguments: Any = None) -> Iterator[CallRecord]:
+        """Around one call: its request id, its span, then its log line and metrics, whatever it ends in."""
+        if not self.enabled:
+            yield CallRecord(tool, transport, REQUEST_ID.get() or "")
+            return
+        request_id = REQUEST_ID.get() or new_request_id()
+        record = CallRecord(tool, transport, request_id)
+        tokens = (REQUEST_ID.set(request_id), CURRENT_CALL.set(record))
+        if call_logger.isEnabledFor(logging.DEBUG):
+            call_logger.debug("%s via %s: arguments %.2000r", tool, transport, arguments)
+        code: str | None = None
+        try:
+            tags = {"haygate.tool": tool, "haygate.transport": transport, "haygate.request_id": request_id}
+            with self.tracer.trace("haygate.tool.call", tags=tags) as span:
+                try:
+                    yield record
+                except BaseException as error:
+                    code = error.code if isinstance(error, HaygateError) else "INTERNAL_ERROR"
+                    span.set_tag("haygate.error_code", code)
+                    raise
+        finally:
+            self._finish(record, code)
+            CURRENT_CALL.reset(tokens[1])
+            REQUEST_ID.reset(tokens[0])
+
+    def _finish(self, record: CallRecord, code: str | None) -> None:
+        duration = time.perf_counter() - record.started
+        outcome = "ok" if code is None else code
+        self.calls.labels(record.tool, record.transport, outcome).inc()
+        self.latency.labels(record.tool, record.transport).observe(duration)
+        for stage, seconds in record.stages.items():
+            self.stage_latency.labels(record.tool, stage).observe(seconds)
+        with self._guard:
+            stats = self._tools.setdefault(record.tool, ToolStats())
+            stats.outcomes[outcome] = stats.outcomes.get(outcome, 0) + 1
+            stats.durations.append(duration)
+        count = result_count(record.result)
+        fields = {
+            "tool": record.tool,
+            "transport": record.transport,
+            "outcome": outcome,
+            "duration_ms": round(duration * 1000, 2),
+            "results": count,
+            "error_code": code,
+        }
+        said = f"{count} result(s)" if code is None else code
+        call_logger.info("%s via %s: %s in %.1f ms", record.tool, record.transport, said, duration * 1000, extra=fields)
+
+    def tool_stats(self) -> dict[str, Any]:
+        with self._guard:
+            return {name: stats.summary() for name, stats in sorted(self._tools.items())}
+
+    def close(self) -> None:
+        if self._provider is not None:
+            self._provider.shutdown()  # sends what the batch still holds
