@@ -80,6 +80,7 @@ RUN_BY = {
     '{"mcpServers": {"haygate": {"url"': "test_the_http_configuration",
     "import asyncio": "test_the_python_snippet",
     "curl -s -X PUT": "test_the_live_service_commands",
+    "curl -s -i localhost:8000/api/tools/search_docs": "test_the_observability_commands",
     "configs/collections/docs.yaml": "test_the_file_map_names_real_files",
     ".venv/bin/haygate call search_by_skills": "test_the_tool_examples",
     ".venv/bin/haygate call search --json": "test_the_tool_examples",
@@ -259,6 +260,17 @@ def test_the_live_service_commands(make_run: LiveServer) -> None:
     assert json.loads(call.stdout)["results"] and "going through it" in call.stderr
     assert json.loads(reload.stdout)["reloaded"] is True
     assert json.loads(health.stdout)["status"] == "ready"
+
+
+def test_the_observability_commands(make_run: LiveServer) -> None:
+    header, metrics, health, stats = (make_run.run(c) for c in commands(block("curl -s -i localhost:8000").text))
+    assert header.stdout.strip().lower() == "x-request-id: readme-1"
+    assert re.search(
+        r'^haygate_tool_calls_total\{outcome="ok",tool="search_docs",transport="rest"\} \d', metrics.stdout, re.M
+    )
+    figures = json.loads(health.stdout)
+    assert figures["collections"]["docs"]["documents"] > 0 and figures["calls"]["search_docs"]["calls"] >= 1
+    assert "search_docs" in stats.stdout and "p95 ms" in stats.stdout and "docs" in stats.stdout
 
 
 # -- blocks that need no running server ------------------------------------------------------------
