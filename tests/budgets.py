@@ -1,0 +1,205 @@
+"""Time budgets: each test profile promises a wall time, and the suite keeps the promise itself.
+
+`pytest --profile fast|full|eval` (the Makefile's `test-fast`, `test` and `eval`) picks the tests a profile runs
+and what each may take:
+
+- a test's budget is its own time: setup and call, less the shared set-up (session-, package-, module- and
+  class-scoped fixtures) it happened to trigger first. It follows from what the test does (`slow`, `eval`);
+  `@pytest.mark.budget(seconds, why)` raises it for one test, with the reason in the source. A test over its
+  budget fails, with its name and time.
+- each shared fixture's set-up has a budget of its own, checked at the end of the session;
+- the profile has a total: `fast` counts pytest's own wall time (collection included); `full` counts from
+  `HAYGATE_TEST_STARTED` (the moment `make test` began, so the install counts) or else from pytest's start.
+  Over it, the session fails and says what took the time.
+
+It works alike in one process and under pytest-xdist: the workers time their tests and fixtures, and the
+controller adds them up. pytest-timeout turns a hang into a readable failure well inside the profile.
+"""
+
+import os
+import time
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    markers: str  # the marker expression of the tests it runs
+    total: float  # seconds the whole profile may take
+    shared: float  # seconds one shared fixture's set-up may take
+    started_from_env: bool  # count from HAYGATE_TEST_STARTED (the install counts) when it is set
+    contention: float  # how much slower a test runs here than alone: `full` runs two workers beside the
+    # servers its tests start, on two cores
+
+
+PROFILES = {
+    "fast": Profile("fast", "not slow and not eval", total=60, shared=30, started_from_env=False, contention=1),
+    "full": Profile("full", "not eval", total=600, shared=120, started_from_env=True, contention=2),
+    "eval": Profile("eval", "eval", total=4 * 3600, shared=3600, started_from_env=False, contention=1),
+}
+# A test's own budget by what it does; `budget` marks raise it for one test.
+FAST_TEST, SLOW_TEST, EVAL_TEST = 3.0, 60.0, 3600.0
+HANG_MARGIN = 3.0  # pytest-timeout: a test that hangs fails at this multiple of its budget, plus the shared set-up
+SHOWN = 15  # slowest tests and fixtures printed when a profile is over its total
+OWN_SECONDS = "own_seconds"  # a test report's user property: the test's own time
+WORKER_FIXTURES = "haygate_fixtures"  # what an xdist worker sends its controller: fixture set-up times
+
+
+@dataclass
+class Timings:
+    profile: Profile
+    started: float  # time.time() the profile's total counts from
+    shared_now: float = 0.0  # shared set-up inside the running test's setup phase
+    setup: float = 0.0  # the running test's own setup
+    tests: dict[str, float] = field(default_factory=dict)  # nodeid -> its own seconds
+    fixtures: dict[str, float] = field(default_factory=dict)  # shared fixture -> its longest set-up
+    problems: list[str] = field(default_factory=list)  # what went over, for the summary
+
+
+TIMINGS_KEY = pytest.StashKey[Timings]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--profile",
+        choices=sorted(PROFILES),
+        default="full",
+        help="which tests run and their time budgets: fast (make test-fast), full (make test), eval (make eval)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "budget(seconds, why): this test may take longer than its profile allows")
+    profile = PROFILES[config.getoption("--profile")]
+    if not config.option.markexpr:
+        config.option.markexpr = profile.markers
+    started = time.time()
+    if profile.started_from_env and os.environ.get("HAYGATE_TEST_STARTED"):
+        started = float(os.environ["HAYGATE_TEST_STARTED"])
+    config.stash[TIMINGS_KEY] = Timings(profile, started)
+
+
+def budget_of(item: pytest.Item) -> float:
+    """What the test may take alone, times the profile's contention."""
+    marker = item.get_closest_marker("budget")
+    if marker is not None:
+        if len(marker.args) != 2 or not str(marker.args[1]).strip():
+            raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.budget(seconds, why) needs its reason")
+        alone = float(marker.args[0])
+    elif item.get_closest_marker("eval"):
+        alone = EVAL_TEST
+    else:
+        alone = SLOW_TEST if item.get_closest_marker("slow") else FAST_TEST
+    return alone * item.config.stash[TIMINGS_KEY].profile.contention
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    profile = config.stash[TIMINGS_KEY].profile
+    for item in items:
+        if item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(budget_of(item) * HANG_MARGIN + profile.shared))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest) -> Generator[None]:
+    started = time.perf_counter()
+    yield
+    if fixturedef.scope != "function":
+        elapsed = time.perf_counter() - started
+        timings = request.config.stash[TIMINGS_KEY]
+        timings.shared_now += elapsed
+        timings.fixtures[fixturedef.argname] = max(elapsed, timings.fixtures.get(fixturedef.argname, 0.0))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.config.stash[TIMINGS_KEY].shared_now = 0.0
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    timings = item.config.stash[TIMINGS_KEY]
+    if call.when == "setup":
+        timings.setup = max(0.0, report.duration - timings.shared_now)
+        return
+    if call.when != "call":
+        return
+    own = timings.setup + report.duration
+    report.user_properties.append((OWN_SECONDS, own))
+    allowed = budget_of(item)
+    if own > allowed and report.passed:
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{item.nodeid} took {own:.1f} s of its own (shared set-up left out); the {timings.profile.name} "
+            f"profile allows it {allowed:.0f} s. Make it faster, mark it `slow` if it starts processes or loads "
+            "the samples, or give it @pytest.mark.budget(seconds, why)."
+        )
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Where reports arrive: in this process, or from the workers on the xdist controller."""
+    seconds = dict(report.user_properties).get(OWN_SECONDS)
+    if report.when == "call" and seconds is not None:
+        _timings[0].tests[report.nodeid] = float(seconds)
+
+
+_timings: list[Timings] = []  # the session's, for the hooks that get no config
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _timings[:] = [session.config.stash[TIMINGS_KEY]]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """An xdist worker is done: its shared fixtures' set-up times join the controller's."""
+    fixtures = _timings[0].fixtures
+    for name, seconds in getattr(node, "workeroutput", {}).get(WORKER_FIXTURES, {}).items():
+        fixtures[name] = max(seconds, fixtures.get(name, 0.0))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    timings = config.stash[TIMINGS_KEY]
+    if hasattr(config, "workeroutput"):  # an xdist worker: the controller judges the whole
+        config.workeroutput[WORKER_FIXTURES] = timings.fixtures
+        return
+    profile = timings.profile
+    problems = [
+        f"shared fixture '{name}' took {seconds:.1f} s to set up; the {profile.name} profile allows "
+        f"{profile.shared:.0f} s"
+        for name, seconds in timings.fixtures.items()
+        if seconds > profile.shared
+    ]
+    spent = time.time() - timings.started
+    if timings.tests and spent > profile.total:
+        since = " since `make test` began" if profile.started_from_env and "HAYGATE_TEST_STARTED" in os.environ else ""
+        problems.append(f"the {profile.name} profile took {spent:.0f} s{since}; its budget is {profile.total:.0f} s")
+    timings.problems = problems
+    if problems and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    if hasattr(config, "workeroutput"):
+        return
+    timings = config.stash[TIMINGS_KEY]
+    spent = time.time() - timings.started
+    terminalreporter.write_sep(
+        "=", f"time budget: {timings.profile.name} profile, {spent:.0f} s of {timings.profile.total:.0f} s"
+    )
+    if timings.problems or os.environ.get("HAYGATE_BUDGET_REPORT"):
+        for nodeid, seconds in sorted(timings.tests.items(), key=lambda pair: -pair[1])[:SHOWN]:
+            terminalreporter.write_line(f"{seconds:8.1f} s  {nodeid}")
+        for name, seconds in sorted(timings.fixtures.items(), key=lambda pair: -pair[1])[:SHOWN]:
+            terminalreporter.write_line(f"{seconds:8.1f} s  shared fixture {name}")
+    for problem in timings.problems:
+        terminalreporter.write_line(f"OVER BUDGET: {problem}", red=True, bold=True)
