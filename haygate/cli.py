@@ -1,6 +1,8 @@
 """`haygate` command line: serve, ingest, delete, optimize, validate, call, extract, eval and tune.
 
-The top layer: it builds `Settings` from the environment once and hands them to what it runs."""
+The top layer: it builds `Settings` from the environment once and hands them to what it runs. It imports
+what a command needs when the command runs: `--help` loads nothing, a command that a running server takes
+over loads only the client (`haygate.remote`), and Haystack is loaded by the commands that run here."""
 
 import haygate._env  # noqa: F401  (offline defaults before anything reads the environment)
 
@@ -15,13 +17,12 @@ import os
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from haygate.errors import ConfigurationError, HaygateError, OperatorError, StoreInUseError, envelope
-from haygate.gateway.service import GatewayService
-from haygate.gateway.serving import claim_data_dir, serve
-from haygate.gateway.telemetry import configure_logging
-from haygate.settings import Settings
+
+if TYPE_CHECKING:
+    from haygate.settings import Settings
 
 logger = logging.getLogger("haygate")
 
@@ -32,13 +33,21 @@ WARM_UP_GRACE = 1.0  # seconds the model loading waits for a client's handshake 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from haygate.gateway.telemetry import configure_logging
+    from haygate.remote import forward
+    from haygate.settings import Settings
+
     settings = Settings()
     configure_logging(settings, verbose=args.verbose)
     with contextlib.suppress(ValueError, OSError):  # stderr without a file descriptor (captured in a test)
         faulthandler.enable()  # a fatal signal that no check foresaw still says where it struck
     try:
-        handler = args.handler if args.handler is cmd_serve else getattr(_commands(), args.handler)
-        return int(handler(args, settings) or 0)
+        if args.handler is cmd_serve:
+            return cmd_serve(args, settings)
+        forwarded = forward(args.handler, args, settings)
+        if forwarded is not None:
+            return forwarded
+        return int(getattr(_commands(), args.handler)(args, settings) or 0)
     except StoreInUseError as error:
         print(f"error: {error.message}", file=sys.stderr)
         return EXIT_IN_USE
@@ -56,6 +65,23 @@ def main(argv: list[str] | None = None) -> int:
 def _commands() -> ModuleType:
     """Every command but `serve` needs Haystack; importing it here keeps `serve`'s first answer fast."""
     return importlib.import_module("haygate.commands")
+
+
+LIMIT_HELP = (
+    "a quick run: the first N queries, over their judged records and 10 others per query "
+    "(figures not comparable with a full run)"
+)
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -137,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument("--metric", action="append", default=[], help="extra ranx metric, e.g. precision@5")
     evaluate.add_argument("--out", type=Path, default=Path("eval-out"), help="report folder (default: eval-out)")
+    evaluate.add_argument("--limit", type=positive, metavar="N", help=LIMIT_HELP)
     evaluate.add_argument("--no-progress", action="store_true")
     evaluate.set_defaults(handler="cmd_eval")
 
@@ -148,12 +175,17 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--validate-split", default=None, help="report the best point on this split too")
     tune.add_argument("--objective", default="ndcg@10")
     tune.add_argument("--out", type=Path, default=Path("eval-out/tune"))
+    tune.add_argument("--limit", type=positive, metavar="N", help=LIMIT_HELP)
     tune.add_argument("--no-progress", action="store_true")
     tune.set_defaults(handler="cmd_tune")
     return parser
 
 
-def cmd_serve(args: argparse.Namespace, settings: Settings) -> NoReturn:
+def cmd_serve(args: argparse.Namespace, settings: "Settings") -> NoReturn:
+    from haygate.gateway.endpoint import claim_data_dir
+    from haygate.gateway.service import GatewayService
+    from haygate.gateway.serving import serve
+
     claim_data_dir(settings.data_dir)
     service = GatewayService(settings, strict=args.strict, torch_threads=1)
     service.start(background=not args.strict, grace=WARM_UP_GRACE)

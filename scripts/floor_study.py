@@ -30,6 +30,7 @@ from typing import Any
 
 import yaml
 
+from haygate.cli import LIMIT_HELP, positive
 from haygate.evaluation.tools import evaluate_tool, load_judged_set
 from haygate.gateway.catalog import load_catalog
 from haygate.settings import Settings
@@ -75,9 +76,10 @@ def main() -> None:
     parser.add_argument("--param", default=FLOOR, help="component.setting to vary (default: the floor)")
     parser.add_argument("--base", type=Path, default=None, help="the pipeline to vary (default: the served one)")
     parser.add_argument("--value", action="append", required=True, help="a YAML value, or `none`")
+    parser.add_argument("--limit", type=positive, metavar="N", help=LIMIT_HELP)
     args = parser.parse_args()
     values = [None if text == "none" else yaml.safe_load(text) for text in args.value]
-    judged = load_judged_set(args.judged, args.split, args.corpus)
+    judged = load_judged_set(args.judged, args.split, args.corpus, args.limit)
     settings = Settings(home=PROJECT, watch=False)
     served = settings.pipelines_dir / load_catalog(settings).declarations[judged.spec.tool].pipeline_file
     with tempfile.TemporaryDirectory(prefix="haygate-floors-") as temp:

@@ -7,7 +7,7 @@ import csv
 import hashlib
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,24 @@ from haygate.errors import DatasetError
 from haygate.ingest.readers import read_records
 
 logger = logging.getLogger(__name__)
+
+OTHERS_PER_QUERY = 10  # a limited run's corpus: the kept queries' judged records and this many others per query
+
+
+@dataclass(frozen=True)
+class CorpusSample:
+    """A limited run's corpus (`--limit`): the judged records of the kept queries, and the corpus's first
+    `others` records besides, in file order. Small enough to index in seconds, with something to rank against;
+    its figures are not comparable with a full run's."""
+
+    judged: frozenset[str]
+    others: int
+
+    @property
+    def key(self) -> str:
+        """Names the sample in an eval store's folder: another sample is another index."""
+        text = "\n".join([str(self.others), *sorted(self.judged)])
+        return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
 @dataclass(frozen=True)
@@ -25,6 +43,12 @@ class Dataset:
     qrels: dict[str, dict[str, int]]
     corpus_size: int
     empty_documents: tuple[str, ...] = ()  # real corpora have some (Cranfield): kept unretrievable, not fatal
+    sample: CorpusSample | None = None  # set by `limited`: index only part of the corpus
+
+    @property
+    def store_name(self) -> str:
+        """The eval store's name for this corpus (and sample)."""
+        return self.name if self.sample is None else f"{self.name}-limit-{self.sample.key}"
 
     @property
     def name(self) -> str:
@@ -35,7 +59,25 @@ class Dataset:
         return self.root / "corpus.jsonl"
 
 
-def load_dataset(root: Path, split: str) -> Dataset:
+def limited(dataset: Dataset, query_ids: list[str]) -> Dataset:
+    """The dataset cut to the judged ones of `query_ids`, over a corpus sample (`CorpusSample`)."""
+    kept = [q for q in query_ids if q in dataset.qrels]
+    if not kept:
+        raise DatasetError(f"{dataset.root}: none of the first {len(query_ids)} queries has judgments; raise --limit")
+    judged = frozenset(doc for q in kept for doc in dataset.qrels[q])
+    sample = CorpusSample(judged, OTHERS_PER_QUERY * len(query_ids))
+    size = min(dataset.corpus_size, len(judged) + sample.others) if dataset.corpus_size else 0
+    return replace(
+        dataset,
+        queries={q: dataset.queries[q] for q in kept},
+        qrels={q: dataset.qrels[q] for q in kept},
+        corpus_size=size,
+        sample=sample,
+    )
+
+
+def load_dataset(root: Path, split: str, limit: int | None = None) -> Dataset:
+    """`limit`: only the first `limit` judged queries, over a sample of the corpus (`limited`)."""
     root = Path(root)
     corpus_path, queries_path, qrels_path = (
         root / "corpus.jsonl",
@@ -61,7 +103,8 @@ def load_dataset(root: Path, split: str) -> Dataset:
             len(empty),
             empty[0],
         )
-    return Dataset(root, split, {q: query_text[q] for q in qrels}, qrels, len(corpus_ids), tuple(empty))
+    dataset = Dataset(root, split, {q: query_text[q] for q in qrels}, qrels, len(corpus_ids), tuple(empty))
+    return dataset if limit is None else limited(dataset, list(dataset.queries)[:limit])
 
 
 def load_judged_queries(root: Path, split: str) -> tuple[Dataset, dict[str, tuple[str, dict[str, Any]]]]:

@@ -25,10 +25,12 @@ from tqdm import tqdm
 
 from haygate.components.dense_text_embedder import DenseEmbedding, DenseTextEmbedder
 from haygate.errors import ConfigurationError, InvalidRequestError
-from haygate.evaluation.datasets import Dataset, file_digest
+from haygate.evaluation.datasets import CorpusSample, Dataset, file_digest
 from haygate.gateway.loader import LoadedPipeline, Loader
 from haygate.ingest.indexer import ingest_records
-from haygate.ingest.readers import count_records, read_records
+from haygate.ingest.mapping import id_of
+from haygate.ingest.readers import SourceRecord, count_records, read_records
+from haygate.ingest.schema import CollectionSchema
 from haygate.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -116,7 +118,7 @@ def load_variants(loader: Loader, paths: Sequence[Path]) -> list[Variant]:
 
 def eval_settings(settings: Settings, dataset: Dataset) -> Settings:
     """Settings whose data dir is this corpus's own eval store, named by corpus and indexing configuration."""
-    return store_settings(settings, dataset.name, [dataset.corpus_path], EVAL_COLLECTION)
+    return store_settings(settings, dataset.store_name, [dataset.corpus_path], EVAL_COLLECTION)
 
 
 def store_settings(settings: Settings, name: str, corpus: Sequence[Path], collection: str) -> Settings:
@@ -134,13 +136,31 @@ def store_settings(settings: Settings, name: str, corpus: Sequence[Path], collec
 
 def ensure_index(loader: Loader, dataset: Dataset, progress: bool = True) -> Path:
     """The eval store of `loader`'s settings holds the BEIR corpus, built once and reused."""
-    return ensure_corpus_index(loader, dataset.name, [dataset.corpus_path], EVAL_COLLECTION, progress)
+    return ensure_corpus_index(loader, dataset.name, [dataset.corpus_path], EVAL_COLLECTION, progress, dataset.sample)
+
+
+def sampled(records: Iterator[SourceRecord], schema: CollectionSchema, sample: CorpusSample) -> Iterator[SourceRecord]:
+    """The records of `sample`: every judged one, and the first `sample.others` of the rest."""
+    others = 0
+    for record in records:
+        record_id = id_of(record.data, schema) if record.data is not None else None
+        if record_id in sample.judged:
+            yield record
+        elif others < sample.others:
+            others += 1
+            yield record
 
 
 def ensure_corpus_index(
-    loader: Loader, name: str, corpus: Sequence[Path], collection_name: str, progress: bool = True
+    loader: Loader,
+    name: str,
+    corpus: Sequence[Path],
+    collection_name: str,
+    progress: bool = True,
+    sample: CorpusSample | None = None,
 ) -> Path:
-    """The eval store of `loader`'s settings holds `corpus` in `collection_name`, built once and reused."""
+    """The eval store of `loader`'s settings holds `corpus` (or its `sample`) in `collection_name`, built once
+    and reused."""
     folder = Path(loader.settings.data_dir)
     marker = folder / "index.json"
     if marker.exists():
@@ -148,7 +168,7 @@ def ensure_corpus_index(
         return folder
     started = time.perf_counter()
     collection = loader.collection(collection_name)
-    total = sum(count_records(path) for path in corpus)
+    total = sum(count_records(path) for path in corpus) if sample is None else len(sample.judged) + sample.others
 
     def embedding_bar(texts: int) -> Any:
         """One bar per embedding call, exact: the documents, then (if the collection keeps them) passages."""
@@ -157,7 +177,9 @@ def ensure_corpus_index(
     with tqdm(total=total, desc=f"index {name}", unit="doc", disable=not progress) as bar:
         # One ingest batch for the whole corpus: BM25's `avg_len: auto` is measured on it, and
         # the embedder sorts every text by length. Its embedding bars move with each embedded batch.
-        records = (record for path in corpus for record in read_records(path))
+        records: Iterator[SourceRecord] = (record for path in corpus for record in read_records(path))
+        if sample is not None:
+            records = sampled(records, collection.schema, sample)
         with counted_embeddings(collection.indexing, embedding_bar):
             report = ingest_records(collection, records, batch_records=1 << 20, on_batch=bar.update)
         bar.total = report.records  # the line count was an estimate (blank lines)

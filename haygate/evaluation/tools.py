@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from haygate.components.chunk_ids import record_of
 from haygate.components.dense_text_embedder import forget_queries
 from haygate.errors import ConfigurationError, DatasetError, NotFoundError
-from haygate.evaluation.datasets import Dataset, load_judged_queries
+from haygate.evaluation.datasets import Dataset, limited, load_judged_queries
 from haygate.evaluation.runner import (
     Comparison,
     VariantResult,
@@ -80,8 +80,11 @@ class JudgedToolSet:
         return self.dataset.name
 
 
-def load_judged_set(folder: Path, split: str = "test", corpus: Path | None = None) -> JudgedToolSet:
-    """Read and check `eval.yaml`, the queries and the qrels; `corpus` overrides the spec's."""
+def load_judged_set(
+    folder: Path, split: str = "test", corpus: Path | None = None, limit: int | None = None
+) -> JudgedToolSet:
+    """Read and check `eval.yaml`, the queries and the qrels; `corpus` overrides the spec's. `limit`: only the
+    first `limit` queries of the split (judged or not), over a sample of the corpus (`limited`)."""
     folder = Path(folder)
     spec_path = folder / SPEC_FILE
     if not spec_path.is_file():
@@ -105,6 +108,9 @@ def load_judged_set(folder: Path, split: str = "test", corpus: Path | None = Non
         if not isinstance(own, dict):
             raise DatasetError(f"{folder / 'queries.jsonl'}: query '{query_id}': metadata.arguments is not an object")
         calls[query_id] = {**_filled(spec.arguments, text), **own}
+    if limit is not None:
+        calls = dict(list(calls.items())[:limit])
+        dataset = limited(dataset, list(calls))
     return JudgedToolSet(spec, dataset, files, calls)
 
 
@@ -152,14 +158,15 @@ def evaluate_tool(
     declaration = _declaration(settings, spec.tool)
     collection = _collection(settings, spec, declaration)
     served = settings.pipelines_dir / declaration.pipeline_file
-    with Loader(store_settings(settings, f"{spec.tool}-{judged.name}", judged.corpus, collection)) as loader:
+    store = f"{spec.tool}-{judged.dataset.store_name}"
+    with Loader(store_settings(settings, store, judged.corpus, collection)) as loader:
         runtimes = []
         for path in [served, *pipelines]:
             loaded = loader.pipeline(Path(path))
             check_interface(declaration, loaded)  # a variant must fit the tool's declaration as it stands
             tenant = spec.project if spec.project is not None else settings.project_id
             runtimes.append((Path(path), ToolRuntime(declaration, loaded, tenant)))
-        ensure_corpus_index(loader, judged.name, judged.corpus, collection, progress)
+        ensure_corpus_index(loader, judged.name, judged.corpus, collection, progress, judged.dataset.sample)
         _check_judged_ids(loader, collection, judged)
         results, names = [], set()
         for path, runtime in runtimes:

@@ -42,6 +42,14 @@ def record_id(record: dict[str, Any], schema: CollectionSchema, text: str) -> st
     return ":".join(str(record[n]) for n in names)
 
 
+def id_of(record: dict[str, Any], schema: CollectionSchema) -> str | None:
+    """The id `record` gets in a collection of `schema`, or None where it would be refused."""
+    try:
+        return record_id(record, schema, record_text(typed_record(record, schema.record.fields), schema).strip())
+    except (InvalidRecordError, ValueError):
+        return None
+
+
 def to_document(record: dict[str, Any], schema: CollectionSchema, fingerprint: str = "") -> Document:
     """One record -> one Document with `meta.record_id` and `meta.record_hash`, its declared fields typed
     (`haygate.ingest.fields`).

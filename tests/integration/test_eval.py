@@ -7,7 +7,10 @@ from pathlib import Path
 import pytest
 
 from haygate.cli import main
+from haygate.evaluation.datasets import OTHERS_PER_QUERY
+from haygate.gateway.loader import Loader
 from haygate.settings import Settings
+from tests.conftest import make_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]  # ranx compiles its kernels; a model indexes the corpus
 PROJECT = Path(__file__).resolve().parents[2]
@@ -124,3 +127,27 @@ def test_unknown_metric_and_pipeline_fail_before_indexing(
     assert main([*base, "--pipeline", str(tmp_path / "missing.yaml")]) == 2
     assert "missing.yaml: cannot read pipeline" in capsys.readouterr().err
     assert not (data_dir / "eval").exists()  # nothing was indexed
+
+
+def test_a_quick_run_indexes_the_sample_alone(data_dir: Path, tmp_path: Path) -> None:
+    """`--limit 1`: one judged query (q1: d1 and d21) over those two documents and the corpus's first
+    OTHERS_PER_QUERY others; the figures are computed on that."""
+    out = tmp_path / "out"
+    argv = ["eval", "--dataset", str(TINY), "--split", "train", "--out", str(out), "--no-progress", "--limit", "1"]
+    assert main([*argv, "--pipeline", str(PIPELINES / "beir_lexical.yaml")]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["n_queries"] == 1 and 0 < report["variants"][0]["metrics"]["ndcg@10"] <= 1
+    [store] = (data_dir / "eval").iterdir()
+    assert store.name.startswith("tiny_beir-limit-")
+    with Loader(make_settings(store)) as loader:
+        indexed = {str(d.meta["record_id"]) for d in loader.store("beir").meta_by_filter(None)}
+    corpus = [json.loads(line)["_id"] for line in (TINY / "corpus.jsonl").read_text().splitlines()]
+    assert indexed == {"d1", "d21", *[d for d in corpus if d not in {"d1", "d21"}][:OTHERS_PER_QUERY]}
+
+
+@pytest.mark.parametrize("limit", ["0", "-3", "two"])
+def test_a_limit_must_be_a_whole_number_of_at_least_one(limit: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["eval", "--dataset", str(TINY), "--pipeline", "x.yaml", "--limit", limit])
+    assert stopped.value.code == 2
+    assert f"expected a whole number of at least 1, got '{limit}'" in capsys.readouterr().err

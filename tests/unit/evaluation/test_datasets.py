@@ -6,7 +6,13 @@ from pathlib import Path
 import pytest
 
 from haygate.errors import DatasetError
-from haygate.evaluation.datasets import load_dataset, load_judged_queries, write_judged_queries
+from haygate.evaluation.datasets import (
+    OTHERS_PER_QUERY,
+    limited,
+    load_dataset,
+    load_judged_queries,
+    write_judged_queries,
+)
 
 TINY = Path(__file__).resolve().parents[2] / "fixtures" / "tiny_beir"
 
@@ -76,3 +82,31 @@ def test_a_written_judged_set_keeps_each_query_in_its_split(tmp_path: Path) -> N
     assert load_dataset(tmp_path, "test").qrels == {"b": {second: 1}}
     _, test_queries = load_judged_queries(tmp_path, "test")
     assert sorted(test_queries) == ["b", "c"]  # the unjudged one belongs to its own split, test
+
+
+def test_a_limited_dataset_keeps_the_first_judged_queries_and_samples_the_corpus() -> None:
+    full = load_dataset(TINY, "train")
+    quick = load_dataset(TINY, "train", limit=2)
+    assert list(quick.queries) == list(full.queries)[:2] == ["q1", "q2"]
+    assert quick.qrels == {"q1": {"d1": 2, "d21": 1}, "q2": {"d2": 2}}
+    assert quick.sample is not None and quick.sample.judged == {"d1", "d21", "d2"}
+    assert quick.sample.others == 2 * OTHERS_PER_QUERY
+    assert quick.corpus_size == min(full.corpus_size, 3 + 2 * OTHERS_PER_QUERY)
+    assert quick.store_name != full.store_name == "tiny_beir"  # another sample is another eval index
+    assert load_dataset(TINY, "train", limit=3).store_name != quick.store_name
+
+
+def test_a_limit_past_the_judged_queries_is_the_whole_split() -> None:
+    assert load_dataset(TINY, "train", limit=50).queries == load_dataset(TINY, "train").queries
+
+
+def test_a_limit_whose_queries_have_no_judgments_says_so(tmp_path: Path) -> None:
+    folder = tmp_path / "set"
+    write_judged_queries(
+        folder,
+        [{"_id": "u1", "text": "nothing", "metadata": {}}, {"_id": "j1", "text": "something", "metadata": {}}],
+        {"j1": {"d1": 1}},
+    )
+    dataset, _ = load_judged_queries(folder, "test")
+    with pytest.raises(DatasetError, match="none of the first 1 queries has judgments; raise --limit"):
+        limited(dataset, ["u1"])
