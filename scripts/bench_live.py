@@ -39,7 +39,7 @@ from fastmcp import Client
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from haygate.ingest.indexer import BATCH_RECORDS
+from haygate.ingest.report import BATCH_RECORDS
 
 PROJECT = Path(__file__).resolve().parent.parent
 SHARED_SECTIONS = PROJECT.parent / "shared" / "data" / "haystack-docs" / "sections.jsonl"

@@ -30,7 +30,8 @@ from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.gateway.service import GatewayService
 from haygate.gateway.telemetry import Telemetry, log_handler
-from haygate.ingest.indexer import ingest_files, sample_files
+from haygate.ingest.indexer import ingest_files
+from haygate.ingest.readers import sample_files
 from haygate.settings import Settings
 
 PROJECT = Path(__file__).resolve().parents[1]

@@ -12,6 +12,8 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from haygate.errors import StoreInUseError
+
 ENDPOINT_FILE = ".haygate-server.json"
 
 
@@ -69,3 +71,12 @@ def remove_endpoint(data_dir: Path, pid: int) -> None:
             path.unlink()
     except (OSError, ValueError):
         pass
+
+
+def claim_data_dir(data_dir: Path) -> None:
+    """One server per data dir: a second one would fight the first for every shard."""
+    running = read_endpoint(data_dir)
+    if running is not None:
+        where = running.url or f"unix:{running.socket}"
+        msg = f"a haygate server (pid {running.pid}) already serves {data_dir} at {where}; use it, or stop it first"
+        raise StoreInUseError(msg, {"pid": running.pid})

@@ -17,8 +17,7 @@ from typing import Literal
 import anyio
 import uvicorn
 
-from haygate.errors import StoreInUseError
-from haygate.gateway.endpoint import Endpoint, read_endpoint, remove_endpoint, socket_path, write_endpoint
+from haygate.gateway.endpoint import Endpoint, claim_data_dir, remove_endpoint, socket_path, write_endpoint
 from haygate.gateway.http import LOOPBACK, build_http_app, build_local_app
 from haygate.gateway.mcp import build_mcp
 from haygate.gateway.service import GatewayService
@@ -32,15 +31,6 @@ class _Server(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
-
-
-def claim_data_dir(data_dir: Path) -> None:
-    """One server per data dir: a second one would fight the first for every shard."""
-    running = read_endpoint(data_dir)
-    if running is not None:
-        where = running.url or f"unix:{running.socket}"
-        msg = f"a haygate server (pid {running.pid}) already serves {data_dir} at {where}; use it, or stop it first"
-        raise StoreInUseError(msg, {"pid": running.pid})
 
 
 def serve(

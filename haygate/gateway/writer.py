@@ -15,8 +15,9 @@ from typing import Any
 from haygate._env import torch_loaded
 from haygate.errors import InvalidRequestError
 from haygate.gateway.loader import Loader
-from haygate.ingest.indexer import Collection, IngestReport, delete_records, ingest_records
+from haygate.ingest.indexer import Collection, delete_records, ingest_records
 from haygate.ingest.readers import SourceRecord, as_source_record
+from haygate.ingest.report import IngestReport
 
 logger = logging.getLogger(__name__)
 

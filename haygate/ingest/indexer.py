@@ -9,7 +9,7 @@ already landed.
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,28 +19,12 @@ from tqdm import tqdm
 from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.errors import InvalidRecordError, StorageFullError, cause_of
 from haygate.ingest.mapping import RECORD_HASH, RECORD_ID, to_document
-from haygate.ingest.readers import SUFFIXES, SourceRecord, count_records, read_records
+from haygate.ingest.readers import SourceRecord, count_records, read_records
+from haygate.ingest.report import BATCH_RECORDS, PROGRESS_SECONDS, IngestReport, Pacer, Refusal
 from haygate.ingest.schema import CollectionSchema
 
 logger = logging.getLogger(__name__)
-BATCH_RECORDS = 1024  # large batches let sentence-transformers sort by length across more texts
-PROGRESS_SECONDS = 2.0  # with a progress bar, a batch is sized to take about this long
 T = TypeVar("T")
-
-
-class Pacer:
-    """Sizes batches so each takes about `seconds`, so a progress bar moves at a steady pace: cheap records
-    (entities) soon go `largest` at a time, and costly ones (CVs, each profiled and embedded) a few at a time,
-    instead of one silent minute per 1,024."""
-
-    def __init__(self, seconds: float, largest: int = BATCH_RECORDS, first: int = 8) -> None:
-        self.seconds = seconds
-        self.largest = largest
-        self.size = min(first, largest)
-
-    def took(self, records: int, elapsed: float) -> None:
-        per_record = elapsed / max(records, 1)
-        self.size = self.largest if per_record <= 0 else max(1, min(self.largest, round(self.seconds / per_record)))
 
 
 @dataclass
@@ -56,44 +40,6 @@ class Collection:
     @property
     def name(self) -> str:
         return self.schema.name
-
-
-@dataclass
-class IngestReport:
-    """What an ingest did with each record: added, updated, unchanged or refused (with why)."""
-
-    collection: str
-    records: int = 0
-    added: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    duplicates: int = 0  # records whose id comes again later in the same input: the last one is kept
-    refused: list["Refusal"] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def written(self) -> int:
-        return self.added + self.updated
-
-    @property
-    def errors(self) -> list[str]:
-        """Each refused record as `file:line: why`."""
-        return [f"{r.where}: {r.reason}" for r in self.refused]
-
-    def summary(self) -> str:
-        warned = f", {len(self.warnings)} warning(s)" if self.warnings else ""
-        repeated = f", {self.duplicates} duplicate id(s) (the last one kept)" if self.duplicates else ""
-        return (
-            f"{self.collection}: {self.records} records read, {self.written} new or changed, "
-            f"{self.unchanged} unchanged, {len(self.refused)} rejected{repeated}{warned}"
-        )
-
-
-@dataclass(frozen=True)
-class Refusal:
-    where: str  # file:line
-    index: int  # position among the records of this ingest, from 0
-    reason: str
 
 
 def ingest_files(
@@ -223,15 +169,6 @@ def delete_records(store: HybridDocumentStore, record_ids: list[str]) -> tuple[i
     found = [rid for rid in record_ids if rid not in missing]
     deleted = store.delete_by_filter(_records_filter(found)) if found else 0
     return deleted, missing
-
-
-def sample_files(samples_dir: Path, collections_dir: Path) -> dict[str, list[Path]]:
-    """The bundled sample collections: `samples/<collection>/*` for each declared collection."""
-    samples: dict[str, list[Path]] = {}
-    for folder in sorted(samples_dir.glob("*")):
-        if folder.is_dir() and (collections_dir / f"{folder.name}.yaml").exists():
-            samples[folder.name] = sorted(p for p in folder.iterdir() if p.suffix.lower() in SUFFIXES)
-    return samples
 
 
 def _records_filter(record_ids: list[str]) -> dict[str, Any]:

@@ -104,3 +104,12 @@ def _read_markdown(path: Path) -> Iterator[SourceRecord]:
     if "version" in front:
         data["version"] = str(front["version"])
     yield SourceRecord(str(path), line, data)
+
+
+def sample_files(samples_dir: Path, collections_dir: Path) -> dict[str, list[Path]]:
+    """The bundled sample collections: `samples/<collection>/*` for each declared collection."""
+    samples: dict[str, list[Path]] = {}
+    for folder in sorted(samples_dir.glob("*")):
+        if folder.is_dir() and (collections_dir / f"{folder.name}.yaml").exists():
+            samples[folder.name] = sorted(p for p in folder.iterdir() if p.suffix.lower() in SUFFIXES)
+    return samples

@@ -11,7 +11,8 @@ from haystack_integrations.document_stores.qdrant import QdrantDocumentStore
 from haygate.document_stores.server.document_store import QdrantServerStore
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
-from haygate.ingest.indexer import ingest_files, sample_files
+from haygate.ingest.indexer import ingest_files
+from haygate.ingest.readers import sample_files
 from tests.conftest import PROJECT, make_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

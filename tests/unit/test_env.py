@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 PROBE = """
 import haygate._env
 import haystack
@@ -16,6 +18,7 @@ print("after", torch_loaded())
 """
 
 
+@pytest.mark.slow  # a process of its own that imports Haystack and torch
 def test_haystack_loads_torch_only_when_something_uses_it() -> None:
     lines = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True).stdout.split("\n")
     assert lines[:3] == ["before False", "device cpu", "after True"]
@@ -26,3 +29,17 @@ def test_offline_defaults_are_set_but_never_override_the_user() -> None:
     env = {"PATH": "/usr/bin:/bin", "TRANSFORMERS_OFFLINE": "0"}
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env).stdout
     assert out.split() == ["1", "0"]
+
+
+def test_the_cli_loads_no_haystack_to_print_its_help_or_go_through_a_server() -> None:
+    """`haygate --help` imports nothing heavy, and neither does the code that sends a command to a server."""
+    probe = (
+        "import sys, contextlib, io\n"
+        "from haygate.cli import main\n"
+        "import haygate.remote\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['--help'])\n"
+        "print(sorted(m for m in ('haystack', 'fastmcp', 'torch', 'qdrant_edge') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

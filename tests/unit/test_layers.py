@@ -20,7 +20,7 @@ LAYERS = [
     ["haygate.ingest"],
     ["haygate.gateway"],
     ["haygate.evaluation"],
-    ["haygate.cli", "haygate.commands"],
+    ["haygate.cli", "haygate.commands", "haygate.remote"],
 ]
 SETTINGS_READERS = {
     "haygate.gateway.loader",
@@ -28,6 +28,7 @@ SETTINGS_READERS = {
     "haygate.gateway.service",
     "haygate.gateway.telemetry",  # the service's logs, metrics and traces: built with it, from the same settings
     "haygate.commands",
+    "haygate.remote",
     "haygate.evaluation.runner",
     "haygate.evaluation.tune",
     "haygate.evaluation.tools",

@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from haygate.gateway.loader import Loader
-from haygate.ingest.indexer import Pacer, delete_records, ingest_files, ingest_records, sample_files
-from haygate.ingest.readers import read_records
+from haygate.ingest.indexer import delete_records, ingest_files, ingest_records
+from haygate.ingest.readers import read_records, sample_files
+from haygate.ingest.report import Pacer
 
 
 def entity(n: int, title: str = "Zebra striped tooltip") -> dict[str, Any]:

@@ -1,0 +1,173 @@
+"""The `haygate` commands that go through a running server: `call`, `ingest`, `delete` and `stats`.
+
+While a server holds a data dir the command never opens its shards: it sends the work to the server, which
+does it with the same code. Nothing here imports Haystack, the models or the stores, so a command that a
+server answers costs a JSON round trip, not seconds of imports; only without a server does the CLI load
+`haygate.commands` and do the work itself.
+"""
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tqdm import tqdm
+
+from haygate.gateway.client import ServerClient, local_server
+from haygate.ingest.readers import read_records, sample_files
+from haygate.ingest.report import BATCH_RECORDS, PROGRESS_SECONDS, IngestReport, Pacer, Refusal
+from haygate.settings import Settings
+
+logger = logging.getLogger("haygate")
+
+EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
+
+
+def server_for(args: argparse.Namespace, settings: Settings) -> ServerClient | None:
+    """The server to go through: `--server URL`, or the local one that holds the data dir, if any."""
+    if getattr(args, "server", None):
+        return ServerClient(args.server, token=settings.token)
+    client = local_server(settings.data_dir)
+    if client is not None:
+        logger.info("a haygate server holds %s: going through it (%s)", settings.data_dir, client.where)
+    return client
+
+
+def ingest_jobs(args: argparse.Namespace, settings: Settings) -> dict[str, list[Path]] | None:
+    """What `haygate ingest` was asked to ingest, per collection; None when it was not told."""
+    if args.samples:
+        return sample_files(settings.home / "samples", settings.collections_dir)
+    if args.collection and args.files:
+        return {args.collection: list(args.files)}
+    print("error: give COLLECTION FILE... or --samples", file=sys.stderr)
+    return None
+
+
+def print_report(report: IngestReport) -> None:
+    for problem in report.errors:
+        print(f"rejected {problem}", file=sys.stderr)
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(report.summary(), file=sys.stderr)
+
+
+def ingest(args: argparse.Namespace, settings: Settings, client: ServerClient) -> int:
+    jobs = ingest_jobs(args, settings)
+    if jobs is None:
+        return EXIT_CONFIG
+    failed = False
+    for collection, files in jobs.items():
+        report = ingest_through(client, collection, files, progress=not args.no_progress)
+        print_report(report)
+        failed = failed or bool(report.errors)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def ingest_through(client: ServerClient, collection: str, files: list[Path], progress: bool) -> IngestReport:
+    """The files' records, read here and written by the server in requests sized as a local ingest sizes its
+    batches (`Pacer`); refusals keep their file:line."""
+    report = IngestReport(collection)
+    records = [record for path in files for record in read_records(path)]
+    pacer = Pacer(PROGRESS_SECONDS) if progress else None
+    start = 0
+    with tqdm(total=len(records), unit="rec", desc=f"ingest {collection}", disable=not progress) as bar:
+        while start < len(records):
+            batch = records[start : start + (pacer.size if pacer else BATCH_RECORDS)]
+            began = time.perf_counter()
+            sendable = [(start + i, r) for i, r in enumerate(batch) if r.data is not None and not r.error]
+            for index, record in enumerate(batch, start=start):
+                if record.data is None or record.error:
+                    report.refused.append(Refusal(record.where, index, record.error or "no data"))
+            report.records += len(batch)
+            if sendable:
+                answer = client.upsert(collection, [record.data for _, record in sendable])
+                report.added += answer["added"]
+                report.updated += answer["updated"]
+                report.unchanged += answer["unchanged"]
+                report.duplicates += answer.get("duplicates", 0)
+                for refusal in answer["refused"]:
+                    index, record = sendable[refusal["index"]]
+                    report.refused.append(Refusal(record.where, index, refusal["reason"]))
+                report.warnings = answer.get("warnings") or report.warnings
+            if pacer is not None:
+                pacer.took(len(batch), time.perf_counter() - began)
+            bar.update(len(batch))
+            start += len(batch)
+    return report
+
+
+def delete(args: argparse.Namespace, settings: Settings, client: ServerClient) -> int:
+    answer = client.delete(args.collection, args.ids)
+    return report_deleted(args.collection, args.ids, answer["points"], answer["missing"])
+
+
+def report_deleted(collection: str, ids: list[str], points: int, missing: list[str]) -> int:
+    print(f"{collection}: deleted {len(ids) - len(missing)} record(s), {points} point(s)", file=sys.stderr)
+    if missing:
+        print(f"error: not found in '{collection}': {', '.join(missing)}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def parse_arguments(text: str) -> object:
+    """`--json`'s arguments; a ValueError names what is wrong with them."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"--json is not valid JSON: {error}") from None
+
+
+def call(args: argparse.Namespace, settings: Settings, client: ServerClient) -> int:
+    try:
+        arguments = parse_arguments(args.arguments)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    print(json.dumps(client.call(args.tool, arguments), indent=2, default=str))
+    return EXIT_OK
+
+
+def stats(args: argparse.Namespace, settings: Settings, client: ServerClient) -> int:
+    return print_stats(client.health(verbose=True), args.json, server=True)
+
+
+def print_stats(figures: dict, as_json: bool, server: bool) -> int:
+    if as_json:
+        print(json.dumps(figures, indent=2))
+        return EXIT_OK
+    print(f"server: {figures.get('status')}" + (f", up {figures['uptime_s']} s" if "uptime_s" in figures else ""))
+    print(f"\n{'collection':<24}{'documents':>11}{'disk':>11}  last write")
+    for name, collection in figures["collections"].items():
+        if "error" in collection:
+            print(f"{name:<24}  {collection['error']}")
+            continue
+        disk = "-" if collection["disk_bytes"] is None else f"{collection['disk_bytes'] / 1e6:.1f} MB"
+        print(f"{name:<24}{collection['documents']:>11}{disk:>11}  {collection['last_write'] or '-'}")
+    calls = figures.get("calls") or {}
+    print(f"\n{'tool':<24}{'calls':>8}{'errors':>8}{'p50 ms':>9}{'p95 ms':>9}")
+    for name, tool in calls.items():
+        errors = tool["calls"] - tool["outcomes"].get("ok", 0)
+        print(f"{name:<24}{tool['calls']:>8}{errors:>8}{tool['p50_ms']:>9}{tool['p95_ms']:>9}")
+    if not calls:
+        print("(no calls since the server started)" if server else "(no server runs: no calls)")
+    return EXIT_OK
+
+
+Forwarded = Callable[[argparse.Namespace, Settings, ServerClient], int]
+FORWARDED: dict[str, Forwarded] = {"cmd_call": call, "cmd_ingest": ingest, "cmd_delete": delete, "cmd_stats": stats}
+
+
+def forward(handler: str, args: argparse.Namespace, settings: Settings) -> int | None:
+    """Run the command through a server when one is to be used; None when there is none (run it here)."""
+    if handler not in FORWARDED:
+        return None
+    client = server_for(args, settings)
+    if client is None:
+        return None
+    try:
+        return FORWARDED[handler](args, settings, client)
+    finally:
+        client.close()
