@@ -31,7 +31,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from haygate.components.models import resolve_model
+from haygate.components.models import model_folder
 from haygate.errors import ConfigurationError
 
 logger = logging.getLogger(__name__)
@@ -227,23 +227,6 @@ def _fingerprint(folder: Path) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
-def model_folder(name: str) -> Path:
-    """A model id or path -> its local folder, offline (the packaged MiniLM, a path, or the HF cache)."""
-    resolved = Path(resolve_model(name))
-    if resolved.is_dir():
-        return resolved
-    try:
-        from huggingface_hub import snapshot_download
-
-        return Path(snapshot_download(name, local_files_only=True))
-    except Exception as error:
-        msg = (
-            f"cannot load embedding model '{name}' offline: {type(error).__name__}. "
-            "Give a local folder, or pre-download the model into the Hugging Face cache."
-        )
-        raise ConfigurationError(msg, {"model": name}) from error
-
-
 def export_onnx(source: Path, target: Path) -> dict[str, Any]:
     """Export the sentence-transformers model in `source` to `target` (model.onnx, tokenizer.json and a
     manifest), after checking that ONNX Runtime reproduces the torch embeddings of `PROBES`."""
@@ -378,7 +361,10 @@ def load_backend(model: str, runtime: str, cache_dir: Path | None = None, max_ba
     if runtime not in RUNTIMES:
         msg = f"unknown embedding backend '{runtime}'; choose one of {', '.join(RUNTIMES)}"
         raise ConfigurationError(msg, {"backend": runtime})
-    folder = model_folder(model)
+    try:
+        folder = model_folder(model)
+    except ConfigurationError as error:
+        raise ConfigurationError(f"cannot load embedding model: {error.message}", error.details) from error
     cache = cache_dir or default_cache_dir()
     key = (str(folder), runtime, str(cache) if runtime == "onnx" else "")
     with _BACKENDS_LOCK:

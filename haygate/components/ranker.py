@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
-from haygate.components.models import resolve_model
+from haygate.components.models import model_folder
 from haygate.errors import ConfigurationError, InvalidRequestError
 
 if TYPE_CHECKING:
@@ -63,11 +63,16 @@ class Ranker:
     def warm_up(self) -> None:
         if self.model is None or self._cross_encoder is not None:
             return
+        try:  # a model that is not on this machine fails here, before seconds of importing torch
+            folder = model_folder(self.model)
+        except ConfigurationError as error:
+            msg = f"ranker: cannot load cross-encoder '{self.model}': {error.message}"
+            raise ConfigurationError(msg, {"model": self.model}) from error
         # Imported here: sentence-transformers and torch load only where a cross-encoder is configured.
         from haystack_integrations.components.rankers.sentence_transformers import SentenceTransformersSimilarityRanker
 
         ranker = SentenceTransformersSimilarityRanker(
-            model=resolve_model(self.model),
+            model=str(folder),
             top_k=self.top_k,
             scale_score=self.scale_score,
             meta_fields_to_embed=self.meta_fields_to_embed,

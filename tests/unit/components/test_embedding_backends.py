@@ -36,6 +36,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return onnx_export(model_folder(DEFAULT_MODEL), tmp_path_factory.mktemp("models"), DEFAULT_MODEL)
 
 
+@pytest.mark.slow  # exports the model and runs it on torch beside ONNX Runtime
 class TestOnnxExport:
     def test_the_export_is_checked_against_torch_and_says_so(self, exported: Path) -> None:
         manifest = json.loads((exported / MANIFEST).read_text())

@@ -1,8 +1,9 @@
 """SkillCoverageRanker with the real MiniLM, on tiny CVs profiled by CvProfiler."""
 
-import numpy as np
 import pytest
 from haystack import Document
+from hypothesis import given
+from hypothesis import strategies as st
 
 from haygate.components.cv_profiler import CvProfiler
 from haygate.components.skill_coverage_ranker import SkillCoverageRanker, match_score
@@ -67,4 +68,20 @@ def test_match_score_orders_required_then_preferred_then_retrieval() -> None:
     assert match_score(3, 3, 1, 2, 1.0, 0.9) > match_score(3, 3, 1, 2, 1.0, 0.2)
     assert match_score(3, 3, 1, 2, 1.0, 0.0) > match_score(3, 3, 1, 2, 0.72, 0.9)  # a name beats a paraphrase
     assert match_score(0, 1, 0, 0, 0.0, 0.0) >= 0 and match_score(50, 50, 50, 50, 1.0, 1.0) <= 1
-    assert np.isclose(match_score(1, 1, 0, 0, 1.0, 1.0), (1 + 0.99) / 2)
+
+
+@given(
+    required=st.integers(1, 12),
+    preferred=st.integers(0, 12),
+    data=st.data(),
+    strength=st.floats(0, 1),
+    retrieval=st.floats(0, 1),
+)
+def test_one_more_required_skill_outranks_anything_else_a_candidate_has(
+    required: int, preferred: int, data: st.DataObject, strength: float, retrieval: float
+) -> None:
+    """The band promise: the best candidate short of one required skill scores below the weakest one with it."""
+    matched = data.draw(st.integers(0, required - 1))
+    best_without = match_score(matched, required, preferred, preferred, strength, retrieval)
+    weakest_with = match_score(matched + 1, required, 0, preferred, 0.0, 0.0)
+    assert 0.0 <= best_without < weakest_with <= 1.0
