@@ -65,6 +65,7 @@ async def test_each_type_lists_its_own_extractions_typed(tenant_gateway: Gateway
 async def test_result_fields_come_from_the_extraction(tenant_gateway: Gateway) -> None:
     data = (await call(tenant_gateway, "get_decisions", {"limit": 500})).structured_content
     source = {r["id"]: r for r in FIXTURE}
+    assert {r["id"] for r in data["results"]} == expected("decision")  # every decision, each checked below
     for result in data["results"]:
         record = source[result["id"]]
         assert result["question"] == record["content"]["question"]

@@ -94,6 +94,7 @@ async def test_links_sort_by_weight_times_the_linked_memorys_score(gateway: Gate
     arguments = {"query": "invoice PDF rendering"}
     scores = await scores_for(gateway, "memory_search", arguments)
     data = await ok(gateway, "memory_search", **arguments, limit=5)
+    assert sum(len(result["links"]) for result in data["results"]) >= 2, "no links to sort: nothing is checked"
     for result in data["results"]:
         stored = FIXTURE[result["key"]]["links"]
         expected = sorted(
@@ -103,6 +104,7 @@ async def test_links_sort_by_weight_times_the_linked_memorys_score(gateway: Gate
         for link in result["links"]:
             assert link["link_score"] == pytest.approx(link["weight"] * scores.get(link["target_key"], 0.0), abs=1e-5)
     unsorted = await ok(gateway, "memory_search", **arguments, limit=5, sortLinks=False)
+    assert [r["key"] for r in unsorted["results"]] == [r["key"] for r in data["results"]]
     for result in unsorted["results"]:
         assert [link["target_key"] for link in result["links"]] == [
             link["target_key"] for link in FIXTURE[result["key"]]["links"]

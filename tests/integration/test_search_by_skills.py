@@ -12,7 +12,7 @@ from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import ingest_files
 from haygate.settings import Settings
-from tests.conftest import PROJECT, make_settings, mcp_for
+from tests.conftest import make_settings, mcp_for
 
 pytestmark = pytest.mark.integration
 
@@ -124,6 +124,7 @@ async def test_a_wording_outside_the_vocabulary_matches_what_the_cv_says(gateway
 async def test_a_request_that_means_a_vocabulary_skill_finds_the_cvs_that_name_it(gateway: Gateway) -> None:
     data = await search(gateway, required_skills=["relational databases"], top_k=50)
     named = await search(gateway, required_skills=["SQL"], top_k=50)
+    assert named["candidates"], "no sample CV names SQL: the check below would check nothing"
     assert {c["candidate_id"] for c in named["candidates"]} <= {c["candidate_id"] for c in data["candidates"]}
     for candidate in data["candidates"][: len(named["candidates"])]:  # the CVs that name SQL come first
         [detail] = candidate["match_details"]
@@ -136,12 +137,11 @@ async def test_a_skill_no_cv_has_still_gets_the_empty_result(gateway: Gateway, n
     assert data["candidates"] == [] and data["metadata"]["message"] == MESSAGE
 
 
-def test_a_cvs_phrases_are_written_and_deleted_with_it(tmp_path: Path) -> None:
+def test_a_cvs_phrases_are_written_and_deleted_with_it(samples_copy: Path) -> None:
     from haygate.ingest.indexer import delete_records
 
-    with Loader(make_settings(tmp_path)) as loader:
+    with Loader(make_settings(samples_copy)) as loader:
         collection = loader.collection("candidates")
-        ingest_files(collection, [PROJECT / "samples" / "candidates" / "cvs.jsonl"], progress=False)
         phrases = {"field": "meta.document_type", "operator": "==", "value": "phrase"}
         one_cv = {"field": "meta.record_id", "operator": "==", "value": "fx-cv-01"}
         of_one = {"operator": "AND", "conditions": [phrases, one_cv]}
