@@ -103,6 +103,7 @@ def test_delete_by_id_and_unknown_id_fails(
         assert loader.store("docs").count_documents() == 1
 
 
+@pytest.mark.slow  # a second process
 def test_ingest_while_another_process_holds_the_store_is_refused(cli_settings: Settings, tmp_path: Path) -> None:
     entity = {"entity_type": "bug", "entity_id": "bug:1", "product_id": "product:1", "title": "Blank page"}
     source = write_jsonl(tmp_path / "e.jsonl", [entity])

@@ -97,6 +97,7 @@ def test_validate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str], mo
     assert "missing.yaml: cannot read pipeline" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # validates the whole bundled project: every tool's pipeline and model loaded and warmed up
 def test_validate_makes_every_check_serve_makes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
