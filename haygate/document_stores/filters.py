@@ -6,12 +6,27 @@ filter means the same on both backends. `FilterConverter` walks and checks the t
 operator means; a backend subclass only builds its own condition objects. Every problem is a
 `FilterError` that names the field and what to send instead.
 
+The semantics are Haystack's (`haystack.utils.filters.document_matches_filter`, which its conformance suites
+hold every store to): `==`/`!=` with None test for a missing or null field; `>`, `>=`, `<`, `<=` with None
+match nothing, and with a string only take an ISO 8601 date (anything else is a `FilterError`); `in` and
+`not in` take a list and nothing else; `==` on an ISO date matches the same instant however it is written;
+`==` on a list or an object matches that exact value. Where Qdrant cannot say it, the store resolves the
+condition to point ids (`IdResolver`, one scan of the collection).
+
+Two differences are Qdrant's and deliberate. A field holding a list is compared element by element: `==`,
+`in` and the full-text operators match when one element does (haygate's own filters rely on it: `meta.skills
+in [...]` finds a CV with any of those skills), where Haystack compares the whole list; and `== None` also
+matches an empty list (Qdrant's `is_empty`). A comparison cannot check a payload's type when the filter is
+translated: `> 1` on a field holding strings matches nothing, where Haystack raises `FilterError` on reading
+one.
+
 Besides Haystack's operators there are full-text ones for fields with a text index: `match` (every word,
 stemmed), `phrase` (the words in order) and `prefix` (a keyword starting with the value). An `OR` node may
 say `at_least: k`: k of its conditions must hold (Qdrant's `min_should`), not just one.
 """
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
@@ -23,6 +38,32 @@ COMPARISON_OPERATORS = ("==", "!=", ">", ">=", "<", "<=", "in", "not in", *TEXT_
 RANGE_KEYS = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte"}
 
 Condition = TypeVar("Condition")
+IdResolver = Callable[[str, Callable[[Any], bool]], set[Any]]
+"""`(field, holds) -> point ids` whose payload value at `field` satisfies `holds` (None where it is missing)."""
+
+
+def looks_like_date(value: Any) -> bool:
+    """Haystack's test (`_looks_like_iso_date`) for a string `==` compares as an instant, not as text: it starts
+    with a whole `YYYY-MM-DD` date ("2025" is a year, not a date)."""
+    return (
+        isinstance(value, str)
+        and len(value) >= 10
+        and value[:4].isdigit()
+        and value[4] == "-"
+        and value[5:7].isdigit()
+        and value[7] == "-"
+        and value[8:10].isdigit()
+        and (len(value) == 10 or value[10] in "Tt ")
+    )
+
+
+def iso_instant(value: str) -> str | None:
+    """An ISO 8601 date written the one way both Qdrants parse (`2024-01-10T00:00:00`; they refuse some of
+    what Python reads, such as `2024-01-10T12` or `20240110`), or None if it is no ISO date."""
+    try:
+        return datetime.fromisoformat(value).isoformat()
+    except ValueError:
+        return None
 
 
 def filter_fields(filters: dict[str, Any] | None) -> set[str]:
@@ -35,7 +76,14 @@ def filter_fields(filters: dict[str, Any] | None) -> set[str]:
 
 
 class FilterConverter(ABC, Generic[Condition]):
-    """Haystack filter dict -> one backend's filter, or None for no filter."""
+    """Haystack filter dict -> one backend's filter, or None for no filter.
+
+    `ids_where` is the store's scan for conditions Qdrant cannot express (see `IdResolver`); without it,
+    such a filter is a `FilterError`.
+    """
+
+    def __init__(self, ids_where: IdResolver | None = None) -> None:
+        self.ids_where = ids_where
 
     def convert(self, filters: dict[str, Any] | None) -> Condition | None:
         if not filters:
@@ -107,42 +155,63 @@ class FilterConverter(ABC, Generic[Condition]):
         raise FilterError(msg, {"field": field, "operator": operator, "allowed": list(COMPARISON_OPERATORS)})
 
     def _equals(self, field: str, value: Any) -> Any:
-        if isinstance(value, bool):
-            return self.equals_bool(field, value)
         if value is None:
             return self.is_empty(field)
+        if isinstance(value, bool):
+            return self.equals_bool(field, value)
+        if isinstance(value, datetime):
+            value = value.isoformat()
         if isinstance(value, float):
             return self.range_number(field, gte=value, lte=value)
+        instant = iso_instant(value) if looks_like_date(value) else None
+        if instant is not None:  # the same instant, however it is written ("2024-01-10" or "...T00:00:00")
+            return self.any_of([self.match_value(field, value), self.range_datetime(field, gte=instant, lte=instant)])
         if isinstance(value, str | int):
             return self.match_value(field, value)
-        msg = f"'==' on '{field}' needs a string, number, boolean or null, got {type(value).__name__}"
+        if isinstance(value, list | dict):  # that exact value: Qdrant would match a list by its elements
+            return self.has_ids(self._ids(field, lambda stored: stored == value))
+        msg = (
+            f"'==' on '{field}' needs a string, number, boolean, date, list, object or null, got {type(value).__name__}"
+        )
         raise FilterError(msg, {"field": field})
 
     def _any_value(self, field: str, values: list[Any]) -> Any:
         if not values:
             return self.nothing()  # "in []" matches no document
-        if all(isinstance(v, str) for v in values) or all(
-            isinstance(v, int) and not isinstance(v, bool) for v in values
-        ):
+        keywords = all(isinstance(v, str) and not looks_like_date(v) for v in values)
+        if keywords or all(isinstance(v, int) and not isinstance(v, bool) for v in values):
             return self.match_any(field, values)
         return self.any_of([self._equals(field, v) for v in values])
 
     def _range(self, field: str, operator: str, value: Any) -> Any:
-        bound = {RANGE_KEYS[operator]: value}
-        if isinstance(value, bool) or value is None:
+        if value is None:
+            return self.nothing()  # Haystack: nothing compares with None
+        if isinstance(value, datetime):
+            value = value.isoformat()
+        if isinstance(value, bool):
             msg = f"'{operator}' on '{field}' needs a number or an ISO date, got {value!r}"
             raise FilterError(msg, {"field": field, "operator": operator})
         if isinstance(value, int | float):
-            return self.range_number(field, **{k: float(v) for k, v in bound.items()})
+            return self.range_number(field, **{RANGE_KEYS[operator]: float(value)})
         if isinstance(value, str):
-            try:
-                datetime.fromisoformat(value)
-            except ValueError as error:
+            instant = iso_instant(value)
+            if instant is None:  # Haystack orders strings only as dates
                 msg = f"'{operator}' on '{field}' needs a number or an ISO 8601 date, got {value!r}"
-                raise FilterError(msg, {"field": field, "operator": operator}) from error
-            return self.range_datetime(field, **bound)
+                raise FilterError(msg, {"field": field, "operator": operator})
+            return self.range_datetime(field, **{RANGE_KEYS[operator]: instant})
         msg = f"'{operator}' on '{field}' needs a number or an ISO date, got {type(value).__name__}"
         raise FilterError(msg, {"field": field, "operator": operator})
+
+    def _ids(self, field: str, holds: Callable[[Any], bool]) -> set[Any]:
+        """The points whose `field` satisfies `holds`, from the store's scan."""
+        if self.ids_where is None:
+            msg = f"this filter on '{field}' needs the store to scan it; filter through the store"
+            raise FilterError(msg, {"field": field})
+        return self.ids_where(field, holds)
+
+    def nothing(self) -> Any:
+        """A condition no document satisfies."""
+        return self.all_of([self.has_ids(set())])
 
     # -- what a backend builds -------------------------------------------------------------------
 
@@ -173,6 +242,10 @@ class FilterConverter(ABC, Generic[Condition]):
     def equals_bool(self, field: str, value: bool) -> Any: ...
 
     @abstractmethod
+    def has_ids(self, ids: set[Any]) -> Any:
+        """Whether the point is one of `ids`."""
+
+    @abstractmethod
     def is_empty(self, field: str) -> Any: ...
 
     @abstractmethod
@@ -183,7 +256,3 @@ class FilterConverter(ABC, Generic[Condition]):
 
     @abstractmethod
     def text(self, field: str, operator: str, value: str) -> Any: ...
-
-    @abstractmethod
-    def nothing(self) -> Any:
-        """A condition no document satisfies."""

@@ -7,9 +7,10 @@ every hit's provenance. A backend only translates those lists into its own reque
 batch (`HybridDocumentStore._query_batch`); what comes back becomes `Hit`s here, in a stable order.
 """
 
+import json
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
@@ -244,6 +245,22 @@ def term_share(query: HybridQuery, terms: frozenset[int] | None) -> float | None
     return len(wanted & (terms or frozenset())) / len(wanted)
 
 
+def _value_type(value: Any) -> str:
+    """A meta value's type by qdrant-haystack's names (`get_metadata_fields_info`)."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "long"
+    return "float" if isinstance(value, float) else "keyword"
+
+
+def _distinct_key(value: Any) -> tuple[str, Any]:
+    """What tells two meta values apart: their type and value (`1 == 1.0 == True` in Python), lists and
+    objects by their JSON."""
+    hashable = json.dumps(value, sort_keys=True, default=str) if isinstance(value, list | dict) else value
+    return type(value).__name__, hashable
+
+
 def check_store(document_store: Any, owner: str) -> "HybridDocumentStore":
     """The store a component was given, or a ConfigurationError naming what it got (type-checked at init,
     as qdrant-haystack's retrievers check theirs)."""
@@ -290,8 +307,10 @@ class ReadWriteLock:
 
 
 class HybridDocumentStore(ABC):
-    """Haystack's DocumentStore protocol plus the hybrid search, filter-field checks and cheap meta reads
-    our components need. Components take one of these in `__init__` (the loader builds it from settings).
+    """Haystack's DocumentStore protocol and the methods of its extended stores (`delete_all_documents`,
+    `delete_by_filter`, `update_by_filter`, `count_documents_by_filter` and the metadata overviews), plus the
+    hybrid search, filter-field checks and cheap meta reads our components need. Components take one of these
+    in `__init__` (the loader builds it from settings).
 
     Consistency lives here, for every backend: reads share a collection, writes take it alone (one lock per
     collection and process, whichever store object holds it), and the writes of a `batch()` become visible
@@ -365,13 +384,21 @@ class HybridDocumentStore(ABC):
             return self._apply(kind, first, second)
 
     def _apply(self, kind: str, first: Any, second: Any) -> int | None:
+        """One write, with the lock held; a write by filter counts its documents under the same lock."""
         if kind == "write":
             return self._write(first, second)
         if kind == "delete_ids":
             self._delete_ids(first)
-        else:
+            return None
+        if kind == "delete_all":
+            self._delete_all(recreate=first)
+            return None
+        matching = self._count(first)
+        if matching and kind == "delete_filter":
             self._delete_filter(first)
-        return None
+        elif matching and kind == "update_filter":
+            self._update_filter(first, second)
+        return matching
 
     # -- the DocumentStore protocol, for every backend -------------------------------------------
 
@@ -389,7 +416,9 @@ class HybridDocumentStore(ABC):
             return self._scroll(filters, with_vectors=False)
 
     def write_documents(self, documents: list[Document], policy: DuplicatePolicy = DuplicatePolicy.NONE) -> int:
-        """Upsert (or fail or skip on duplicates, by `policy`); inside `batch()`, at the batch's end."""
+        """Write by `policy`: `OVERWRITE` upserts, `SKIP` leaves duplicates be, and `FAIL`, like the default
+        `NONE` on every backend (qdrant-haystack's own default), refuses them. Inside `batch()`, at its end."""
+        policy = DuplicatePolicy.FAIL if policy == DuplicatePolicy.NONE else policy
         for document in documents:
             if not isinstance(document, Document):
                 msg = f"write_documents expects Documents, got {type(document).__name__}"
@@ -404,14 +433,93 @@ class HybridDocumentStore(ABC):
             self._write_or_defer("delete_ids", list(document_ids))
 
     def delete_by_filter(self, filters: dict[str, Any]) -> int:
-        """Delete every document matching `filters` (never all of them); returns how many there were."""
+        """Delete every document matching `filters` (never all of them: `delete_all_documents` says so);
+        returns how many there were. Inside `batch()`, counted when called and deleted at the batch's end."""
         if not filters:
-            msg = "delete_by_filter needs a filter; refusing to delete the whole collection"
+            msg = "delete_by_filter needs a filter; refusing to delete the whole collection (delete_all_documents does)"
             raise ValueError(msg)
-        count = self.count_documents(filters)
-        if count:
-            self._write_or_defer("delete_filter", filters)
-        return count
+        deleted = self._write_or_defer("delete_filter", filters)
+        return deleted if deleted is not None else self.count_documents(filters)
+
+    def delete_all_documents(self, recreate_index: bool = False) -> None:
+        """Delete every document. `recreate_index` also drops the collection and creates it again, with the
+        vectors and payload indexes its declaration says now (as qdrant-haystack's `recreate_index` does)."""
+        self._write_or_defer("delete_all", recreate_index)
+
+    def update_by_filter(self, filters: dict[str, Any], meta: dict[str, Any]) -> int:
+        """Merge `meta` into the meta of every document matching `filters`, in place (vectors untouched);
+        returns how many matched. Inside `batch()`, counted when called and applied at the batch's end."""
+        if not filters:
+            msg = "update_by_filter needs a filter; to change every document, filter on what they share"
+            raise ValueError(msg)
+        if not isinstance(meta, dict) or not all(isinstance(key, str) and key for key in meta):
+            msg = f"update_by_filter needs meta as a dict with field names as keys, got {meta!r}"
+            raise ValueError(msg)
+        if not meta:
+            return self.count_documents(filters)
+        updated = self._write_or_defer("update_filter", filters, dict(meta))
+        return updated if updated is not None else self.count_documents(filters)
+
+    def count_documents_by_filter(self, filters: dict[str, Any]) -> int:
+        """`count_documents(filters)` under the name Haystack's extended stores give it."""
+        return self.count_documents(filters)
+
+    # -- metadata overviews (Haystack's extended store methods), from the payloads -----------------
+
+    def get_metadata_fields_info(self) -> dict[str, dict[str, str]]:
+        """Each meta field a document holds, with the type of its values (qdrant-haystack's names: keyword,
+        long, float, boolean); a field whose values differ in type takes the last one read."""
+        fields: dict[str, dict[str, str]] = {}
+        for document in self.meta_by_filter(None):
+            for name, value in document.meta.items():
+                if value is not None:
+                    fields[name] = {"type": _value_type(value)}
+        return fields
+
+    def get_metadata_field_min_max(self, metadata_field: str) -> dict[str, Any]:
+        """The smallest and largest value of a meta field (numbers or strings; `meta.` prefix optional);
+        None for both when no document holds a value, or the values do not compare."""
+        name = metadata_field.removeprefix("meta.")
+        values = [
+            value
+            for document in self.meta_by_filter(None)
+            if isinstance(value := document.meta.get(name), int | float | str) and not isinstance(value, bool)
+        ]
+        try:
+            return {"min": min(values), "max": max(values)} if values else {"min": None, "max": None}
+        except TypeError:  # numbers and strings in one field
+            return {"min": None, "max": None}
+
+    def count_unique_metadata_by_filter(self, filters: dict[str, Any], metadata_fields: list[str]) -> dict[str, int]:
+        """How many distinct values each meta field has among the documents matching `filters` (1, 1.0, "1"
+        and True are four values)."""
+        names = [field.removeprefix("meta.") for field in metadata_fields]
+        distinct: dict[str, set[tuple[str, Any]]] = {name: set() for name in names}
+        for document in self.meta_by_filter(filters or None):
+            for name in names:
+                value = document.meta.get(name)
+                if value is not None:
+                    distinct[name].add(_distinct_key(value))
+        return {name: len(values) for name, values in distinct.items()}
+
+    def get_metadata_field_unique_values(
+        self,
+        metadata_field: str,
+        search_term: str | None = None,
+        from_: int = 0,
+        size: int = 10,
+        filters: dict[str, Any] | None = None,
+    ) -> tuple[list[Any], int]:
+        """One page of a meta field's distinct values among the documents matching `filters`, whose text
+        contains `search_term` (any case), ordered by their text; and how many there are in all."""
+        name = metadata_field.removeprefix("meta.")
+        found: dict[tuple[str, Any], Any] = {}
+        for document in self.meta_by_filter(filters or None):
+            value = document.meta.get(name)
+            if value is not None and (not search_term or search_term.lower() in str(value).lower()):
+                found.setdefault(_distinct_key(value), value)
+        ordered = sorted(found.items(), key=lambda pair: (str(pair[1]), pair[0][0]))
+        return [value for _, value in ordered[from_ : from_ + size]], len(ordered)
 
     def hybrid_search(self, query: HybridQuery) -> list[Hit]:
         """Fuse every source of `query` inside Qdrant, and rank each source alone for provenance; then
@@ -520,6 +628,18 @@ class HybridDocumentStore(ABC):
 
     @abstractmethod
     def _delete_filter(self, filters: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def _delete_all(self, recreate: bool) -> None:
+        """Delete every point; `recreate`: drop the collection and create it again from this store's layout."""
+
+    @abstractmethod
+    def _update_filter(self, filters: dict[str, Any], meta: dict[str, Any]) -> None:
+        """Set these keys of `meta` in the payload of every point matching `filters` (Qdrant's set_payload)."""
+
+    @abstractmethod
+    def _ids_where(self, field: str, holds: Callable[[Any], bool]) -> set[Any]:
+        """The point ids whose payload value at `field` satisfies `holds`: the filters' `IdResolver`."""
 
     @abstractmethod
     def _make_durable(self) -> None:

@@ -17,8 +17,9 @@ import functools
 import json
 import logging
 import os
+import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -459,16 +460,16 @@ class EdgeDocumentStore(HybridDocumentStore):
         return self._held or self.exists()
 
     def _count(self, filters: dict[str, Any] | None) -> int:
+        condition = self._filter(filters)  # first: a bad filter is named even before anything is written
         if not self._readable():
             return 0
-        condition = self._filter(filters)
         with self._edge("counting"):
             return int(self.shard.count(qe.CountRequest(exact=True, filter=condition)))
 
     def _scroll(self, filters: dict[str, Any] | None, with_vectors: bool) -> list[Document]:
+        condition = self._filter(filters)
         if not self._readable():
             return []
-        condition = self._filter(filters)
         documents: list[Document] = []
         offset: Any = None
         while True:
@@ -483,7 +484,6 @@ class EdgeDocumentStore(HybridDocumentStore):
                 return documents
 
     def _write(self, documents: list[Document], policy: DuplicatePolicy) -> int:
-        policy = DuplicatePolicy.FAIL if policy == DuplicatePolicy.NONE else policy
         unique = {d.id: d for d in documents}
         if policy in (DuplicatePolicy.FAIL, DuplicatePolicy.SKIP):
             present = self._existing_ids(list(unique))
@@ -526,6 +526,39 @@ class EdgeDocumentStore(HybridDocumentStore):
         with self._edge("deleting"):
             self.shard.update(qe.UpdateOperation.delete_points_by_filter(condition))
 
+    def _delete_all(self, recreate: bool) -> None:
+        if not self._readable():
+            return  # never written: nothing to delete, and nothing is created
+        if recreate:
+            self._recreate()
+            return
+        self._will_write("deleting", 0)
+        with self._edge("deleting"):
+            self.shard.update(qe.UpdateOperation.delete_points_by_filter(qe.Filter()))
+
+    def _recreate(self) -> None:
+        """A new, empty shard in place of the old one, for every store of this process that holds it (they
+        reach it through the pool); its vectors and indexes are those this store declares now."""
+        open_shard = self._open_shard
+        self._check_space("recreating the shard", self._appendable_bytes())
+        with self._edge("recreating the shard"):
+            open_shard.shard.close()
+            shutil.rmtree(self.path)
+            self.path.mkdir(parents=True)
+            open_shard.shard = qe.EdgeShard.create(str(self.path), self.edge_config())
+        self._ensure_indexes(open_shard.shard)
+        self._write_manifest(open_shard.shard, clean=False, optimized=True)
+        open_shard.dirty = True
+
+    def _update_filter(self, filters: dict[str, Any], meta: dict[str, Any]) -> None:
+        condition = self._filter(filters)
+        assert condition is not None  # the base class refuses an empty filter
+        with self._edge("counting"):
+            matching = int(self.shard.count(qe.CountRequest(exact=True, filter=condition)))
+        self._will_write("updating", 2 * matching * len(json.dumps(meta, default=str)))  # payload copies
+        with self._edge("updating"):
+            self.shard.update(qe.UpdateOperation.set_payload_by_filter(condition, meta, key="meta"))
+
     def _make_durable(self) -> None:
         open_shard = self._open_shard
         with self._edge("flushing"):
@@ -535,18 +568,20 @@ class EdgeDocumentStore(HybridDocumentStore):
                 open_shard.dirty = False
 
     def _filter(self, filters: dict[str, Any] | None) -> qe.Filter | None:
-        return convert_filters(filters, self._bool_ids)
+        return convert_filters(filters, self._ids_where)
 
-    def _bool_ids(self, field: str, value: bool) -> set[Any]:
-        """Point ids whose `field` is exactly `value` (see `EdgeFilterConverter` on why booleans need this)."""
+    def _ids_where(self, field: str, holds: Callable[[Any], bool]) -> set[Any]:
+        """Point ids whose `field` satisfies `holds`: booleans (see `EdgeFilterConverter`), whole lists."""
         ids: set[Any] = set()
+        if not self._readable():
+            return ids
         offset: Any = None
         while True:
             with self._edge("reading"):
                 records, offset = self.shard.scroll(
                     qe.ScrollRequest(offset=offset, limit=_SCROLL_PAGE, with_payload=[field], with_vector=False)
                 )
-            ids.update(record.id for record in records if value_at(record.payload or {}, field) is value)
+            ids.update(record.id for record in records if holds(value_at(record.payload or {}, field)))
             if offset is None:
                 return ids
 

@@ -5,10 +5,8 @@ from typing import Any
 
 import qdrant_edge as qe
 
-from haygate.document_stores.filters import FilterConverter
-from haygate.errors import FilterError
+from haygate.document_stores.filters import FilterConverter, IdResolver
 
-BoolResolver = Callable[[str, bool], set[Any]]
 _TEXT_MATCH: dict[str, Callable[[str], Any]] = {
     "match": qe.MatchText,
     "phrase": qe.MatchPhrase,
@@ -18,12 +16,9 @@ _TEXT_MATCH: dict[str, Callable[[str], Any]] = {
 
 class EdgeFilterConverter(FilterConverter[qe.Filter]):
     """qdrant-edge-py 0.9.0 sends a Python bool inside `MatchValue` as an integer, which never matches a
-    boolean payload. `bool_ids(field, value)` works around it: it returns the point ids whose field holds
-    that boolean, and the condition becomes a `HasIdCondition`.
+    boolean payload: a boolean condition is resolved by the store's scan (`ids_where`) into the ids of the
+    points whose field holds that boolean (or a list with it), as a `HasIdCondition`.
     """
-
-    def __init__(self, bool_ids: BoolResolver | None = None) -> None:
-        self.bool_ids = bool_ids
 
     def _is_filter(self, node: Any) -> bool:
         return isinstance(node, qe.Filter)
@@ -47,10 +42,13 @@ class EdgeFilterConverter(FilterConverter[qe.Filter]):
         return qe.FieldCondition(field, match=qe.MatchAny(values))
 
     def equals_bool(self, field: str, value: bool) -> Any:
-        if self.bool_ids is None:
-            msg = f"boolean filter on '{field}' needs the store's id resolver"
-            raise FilterError(msg, {"field": field})
-        return qe.HasIdCondition(self.bool_ids(field, value))
+        def holds(stored: Any) -> bool:
+            return stored is value or (isinstance(stored, list) and any(item is value for item in stored))
+
+        return self.has_ids(self._ids(field, holds))
+
+    def has_ids(self, ids: set[Any]) -> Any:
+        return qe.HasIdCondition(ids)
 
     def is_empty(self, field: str) -> Any:
         return qe.IsEmptyCondition(field)
@@ -64,10 +62,7 @@ class EdgeFilterConverter(FilterConverter[qe.Filter]):
     def text(self, field: str, operator: str, value: str) -> Any:
         return qe.FieldCondition(field, match=_TEXT_MATCH[operator](value))
 
-    def nothing(self) -> Any:
-        return qe.Filter(must=[qe.HasIdCondition(set())])
 
-
-def convert_filters(filters: dict[str, Any] | None, bool_ids: BoolResolver | None = None) -> qe.Filter | None:
+def convert_filters(filters: dict[str, Any] | None, ids_where: IdResolver | None = None) -> qe.Filter | None:
     """Haystack filter dict -> `qdrant_edge.Filter`, or None for no filter."""
-    return EdgeFilterConverter(bool_ids).convert(filters)
+    return EdgeFilterConverter(ids_where).convert(filters)

@@ -8,6 +8,7 @@ mode, which speaks the same API (tests use it).
 
 import dataclasses
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from haygate.document_stores.payload import (
 )
 from haygate.document_stores.server.filters import convert_filters
 from haygate.errors import ConfigurationError
+from haygate.text.paths import value_at
 
 API_KEY_VARIABLE = "HAYGATE_QDRANT_API_KEY"
 # qdrant-client's local mode lets one client hold a folder: the stores of one process share it, counted.
@@ -197,21 +199,46 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         """A server optimizes in the background; nothing to do here."""
         return False
 
-    # The DocumentStore protocol comes from HybridDocumentStore (locks, batches), not from qdrant-haystack.
+    # The DocumentStore protocol and the extended methods come from HybridDocumentStore (locks, batches, our
+    # filter semantics), not from qdrant-haystack; its `*_async` twins are qdrant-haystack's own.
     count_documents = HybridDocumentStore.count_documents  # type: ignore[assignment]
     filter_documents = HybridDocumentStore.filter_documents  # type: ignore[assignment]
     write_documents = HybridDocumentStore.write_documents  # type: ignore[assignment]
     delete_documents = HybridDocumentStore.delete_documents  # type: ignore[assignment]
     delete_by_filter = HybridDocumentStore.delete_by_filter  # type: ignore[assignment]
+    delete_all_documents = HybridDocumentStore.delete_all_documents  # type: ignore[assignment]
+    update_by_filter = HybridDocumentStore.update_by_filter  # type: ignore[assignment]
+    count_documents_by_filter = HybridDocumentStore.count_documents_by_filter  # type: ignore[assignment]
+    get_metadata_fields_info = HybridDocumentStore.get_metadata_fields_info  # type: ignore[assignment]
+    get_metadata_field_min_max = HybridDocumentStore.get_metadata_field_min_max  # type: ignore[assignment]
+    count_unique_metadata_by_filter = HybridDocumentStore.count_unique_metadata_by_filter  # type: ignore[assignment]
+    get_metadata_field_unique_values = HybridDocumentStore.get_metadata_field_unique_values  # type: ignore[assignment]
 
     def _consistency_key(self) -> str:
         return f"server:{self.server_url}/{self.collection}"
 
+    def _filter(self, filters: dict[str, Any] | None) -> rest.Filter | None:
+        return convert_filters(filters, self._ids_where)
+
+    def _ids_where(self, field: str, holds: Callable[[Any], bool]) -> set[Any]:
+        """Point ids whose `field` satisfies `holds` (whole lists and objects, which Qdrant matches by element)."""
+        ids: set[Any] = set()
+        if not self.exists():
+            return ids
+        offset = None
+        while True:
+            points, offset = self._connected().scroll(
+                self.index, limit=1024, offset=offset, with_payload=[field], with_vectors=False
+            )
+            ids.update(point.id for point in points if holds(value_at(point.payload or {}, field)))
+            if offset is None:
+                return ids
+
     def _count(self, filters: dict[str, Any] | None) -> int:
+        condition = self._filter(filters)  # first: a bad filter is named even before anything is written
         if not self.exists():
             return 0
-        result = self._connected().count(self.index, count_filter=convert_filters(filters), exact=True)
-        return int(result.count)
+        return int(self._connected().count(self.index, count_filter=condition, exact=True).count)
 
     def _write(self, documents: list[Document], policy: DuplicatePolicy) -> int:
         """qdrant-haystack writes the points; the passage vectors follow as an update of those points."""
@@ -243,14 +270,38 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         QdrantDocumentStore.delete_documents(self, document_ids)
 
     def _delete_filter(self, filters: dict[str, Any]) -> None:
-        condition = convert_filters(filters)
+        condition = self._filter(filters)
         assert condition is not None  # the base class refuses an empty filter
         self._connected().delete(self.index, points_selector=rest.FilterSelector(filter=condition), wait=True)
+
+    def _delete_all(self, recreate: bool) -> None:
+        if recreate:  # qdrant-haystack's set-up, with our layout (`_prepare_collection_config`) and indexes
+            self._set_up_collection(
+                self.index,
+                self.embedding_dim,
+                True,
+                self.similarity,
+                self.use_sparse_embeddings,
+                self.sparse_idf,
+                self.on_disk,
+                self.payload_fields_to_index,
+            )
+            return
+        everything = rest.FilterSelector(filter=rest.Filter(must=[]))
+        self._connected().delete(self.index, points_selector=everything, wait=True)
+
+    def _update_filter(self, filters: dict[str, Any], meta: dict[str, Any]) -> None:
+        condition = self._filter(filters)
+        assert condition is not None  # the base class refuses an empty filter
+        self._connected().set_payload(
+            self.index, payload=meta, key="meta", points=rest.FilterSelector(filter=condition), wait=True
+        )
 
     def _make_durable(self) -> None:
         """Writes wait for the server's acknowledgement (qdrant-haystack's `wait_result_from_api`)."""
 
     def _scroll(self, filters: dict[str, Any] | None, with_vectors: bool) -> list[Document]:
+        condition = self._filter(filters)
         if not self.exists():
             return []
         documents: list[Document] = []
@@ -258,7 +309,7 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         while True:
             points, offset = self._connected().scroll(
                 self.index,
-                scroll_filter=convert_filters(filters),
+                scroll_filter=condition,
                 limit=1024,
                 offset=offset,
                 with_payload=True,
@@ -279,7 +330,7 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
                 return documents
 
     def _query_batch(self, query: HybridQuery, requests: list[RankedList]) -> list[list[ScoredPoint]]:
-        condition = convert_filters(query.filters)
+        condition = self._filter(query.filters)
         batch = [self._request(query, request, condition) for request in requests]
         responses = self._connected().query_batch_points(self.index, requests=batch)
         return [

@@ -4,7 +4,7 @@ from typing import Any
 
 from qdrant_client.http import models as rest
 
-from haygate.document_stores.filters import FilterConverter
+from haygate.document_stores.filters import FilterConverter, IdResolver
 
 _TEXT_MATCH: dict[str, Any] = {
     "match": lambda value: rest.MatchText(text=value),
@@ -38,6 +38,9 @@ class ServerFilterConverter(FilterConverter[rest.Filter]):
     def equals_bool(self, field: str, value: bool) -> Any:
         return rest.FieldCondition(key=field, match=rest.MatchValue(value=value))
 
+    def has_ids(self, ids: set[Any]) -> Any:
+        return rest.HasIdCondition(has_id=sorted(ids, key=str))
+
     def is_empty(self, field: str) -> Any:
         return rest.IsEmptyCondition(is_empty=rest.PayloadField(key=field))
 
@@ -50,10 +53,7 @@ class ServerFilterConverter(FilterConverter[rest.Filter]):
     def text(self, field: str, operator: str, value: str) -> Any:
         return rest.FieldCondition(key=field, match=_TEXT_MATCH[operator](value))
 
-    def nothing(self) -> Any:
-        return rest.Filter(must=[rest.HasIdCondition(has_id=[])])
 
-
-def convert_filters(filters: dict[str, Any] | None) -> rest.Filter | None:
+def convert_filters(filters: dict[str, Any] | None, ids_where: IdResolver | None = None) -> rest.Filter | None:
     """Haystack filter dict -> `qdrant_client` Filter, or None for no filter."""
-    return ServerFilterConverter().convert(filters)
+    return ServerFilterConverter(ids_where).convert(filters)

@@ -5,9 +5,11 @@ server API. Both translate through one `FilterConverter`, so they must agree wit
 """
 
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import haystack.errors
 import pytest
 from haystack import Document
 from haystack.utils.filters import document_matches_filter
@@ -19,17 +21,23 @@ from haygate.document_stores.filters import filter_fields
 from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.document_stores.server.document_store import QdrantServerStore
 from haygate.document_stores.server.filters import convert_filters as server_filters
-from haygate.errors import FilterError
+from haygate.errors import FilterError, envelope
 
 DOCS = [
     Document(
         id="a", content="alpha", meta={"lang": "en", "year": 2019, "score": 0.5, "tags": "x", "date": "2024-01-10"}
     ),
     Document(
-        id="b", content="beta", meta={"lang": "de", "year": 2021, "score": 1.5, "tags": "y", "date": "2024-06-01"}
+        id="b",
+        content="beta",
+        meta={"lang": "de", "year": 2021, "score": 1.5, "tags": "y", "date": "2024-06-01", "authors": ["ann", "bob"]},
     ),
-    Document(id="c", content="gamma", meta={"lang": "en", "year": 2023, "score": 2.5, "date": "2025-02-01"}),
-    Document(id="d", content="delta", meta={"lang": "fr", "year": 2021, "flag": True}),
+    Document(
+        id="c",
+        content="gamma",
+        meta={"lang": "en", "year": 2023, "score": 2.5, "date": "2025-02-01T09:30:00", "authors": ["bob", "ann"]},
+    ),
+    Document(id="d", content="delta", meta={"lang": "fr", "year": 2021, "flag": True, "source": {"kind": "wiki"}}),
     Document(id="e", content="epsilon", meta={"year": 2025, "flag": False}),
 ]
 INDEXES = {
@@ -57,6 +65,26 @@ FILTERS: list[dict[str, Any]] = [
     {"field": "meta.lang", "operator": "in", "value": []},
     {"field": "meta.lang", "operator": "not in", "value": ["en"]},
     {"field": "id", "operator": "in", "value": ["a", "e"]},
+    # None: == and != test for a missing field, an order never holds
+    {"field": "meta.lang", "operator": "==", "value": None},
+    {"field": "meta.lang", "operator": "!=", "value": None},
+    {"field": "meta.year", "operator": ">", "value": None},
+    {"field": "meta.date", "operator": "<=", "value": None},
+    {"field": "meta.lang", "operator": "in", "value": [None, "fr"]},
+    {"field": "meta.lang", "operator": "not in", "value": [None, "en"]},
+    # dates: the same instant however it is written; an aware bound against naive payloads (read as UTC)
+    {"field": "meta.date", "operator": "==", "value": "2024-01-10T00:00:00"},
+    {"field": "meta.date", "operator": "!=", "value": "2025-02-01T09:30:00+00:00"},
+    {"field": "meta.date", "operator": "in", "value": ["2024-06-01T00:00", "2025-02-01 09:30:00"]},
+    {"field": "meta.date", "operator": ">", "value": "2024-06-01T00:00:00+00:00"},
+    {"field": "meta.date", "operator": ">=", "value": datetime(2024, 6, 1)},
+    {"field": "meta.date", "operator": "<", "value": "2024-06-01T12"},
+    # a list or an object: that exact value, in that order
+    {"field": "meta.authors", "operator": "==", "value": ["ann", "bob"]},
+    {"field": "meta.authors", "operator": "!=", "value": ["ann", "bob"]},
+    {"field": "meta.authors", "operator": "in", "value": [["bob", "ann"], ["carl"]]},
+    {"field": "meta.source", "operator": "==", "value": {"kind": "wiki"}},
+    {"field": "meta.flag", "operator": "!=", "value": True},
     {
         "operator": "AND",
         "conditions": [
@@ -146,11 +174,15 @@ def test_no_filter_is_none() -> None:
         ({"operator": "XOR", "conditions": [{"field": "a", "operator": "==", "value": 1}]}, "unknown logical"),
         ({"field": "meta.lang", "operator": "in", "value": "en"}, "needs a list"),
         ({"field": "meta.year", "operator": ">", "value": "soon"}, "ISO 8601"),
-        ({"field": "meta.year", "operator": ">", "value": None}, "needs a number"),
+        ({"field": "meta.year", "operator": ">", "value": "2025"}, "ISO 8601"),
+        ({"field": "meta.year", "operator": ">", "value": [2025]}, "needs a number"),
+        ({"field": "meta.year", "operator": ">=", "value": True}, "needs a number"),
+        ({"field": "meta.lang", "operator": "not in", "value": ("en",)}, "needs a list"),
         ({"operator": "AND", "conditions": []}, "non-empty list"),
         ({"field": "meta.lang", "value": "en"}, "without 'operator'"),
         ({"field": "content", "operator": "match", "value": "  "}, "non-empty string"),
-        ({"field": "meta.x", "operator": "==", "value": {"a": 1}}, "needs a string, number, boolean or null"),
+        ({"field": "meta.x", "operator": "==", "value": ("a", 1)}, "needs a string, number, boolean, date, list"),
+        ({"field": "meta.x", "operator": "==", "value": ["a"]}, "needs the store to scan it"),
         ({**AT_LEAST_TWO, "operator": "AND"}, "'at_least' goes on an OR node"),
         ({**AT_LEAST_TWO, "at_least": 4}, "'at_least: 4' needs at least 4 conditions"),
         ({**AT_LEAST_TWO, "at_least": "2"}, "a whole number of 1 or more"),
@@ -159,6 +191,32 @@ def test_no_filter_is_none() -> None:
 def test_bad_filters_raise_one_filter_error(convert: Any, filters: dict[str, Any], fragment: str) -> None:
     with pytest.raises(FilterError, match=fragment.replace("(", r"\(").replace("[", r"\[")):
         convert(filters)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_a_list_field_is_compared_by_its_elements(store: HybridDocumentStore) -> None:
+    """Qdrant's semantics, on purpose (haygate's `meta.skills in [...]` relies on them): Haystack would compare
+    the whole list with "ann" and match nothing."""
+    with_ann = store.filter_documents({"field": "meta.authors", "operator": "==", "value": "ann"})
+    assert sorted(d.id for d in with_ann) == ["b", "c"]
+    assert store.count_documents({"field": "meta.authors", "operator": "in", "value": ["carl", "bob"]}) == 2
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_a_bad_filter_is_haystacks_filter_error_and_a_validation_error(store: HybridDocumentStore) -> None:
+    """A Haystack user's `except FilterError` catches ours; the gateway still answers VALIDATION_ERROR."""
+    with pytest.raises(haystack.errors.FilterError) as raised:
+        store.filter_documents({"field": "meta.year", "operator": "in", "value": 2021})
+    status, body = envelope(raised.value)
+    assert status == 422 and body["error"]["code"] == "VALIDATION_ERROR"
+    assert body["error"]["details"] == {"field": "meta.year", "operator": "in"}
+
+
+def test_a_bad_filter_is_named_before_anything_is_written(tmp_path: Path) -> None:
+    store = EdgeDocumentStore("empty", str(tmp_path), embedding_dim=3)
+    with pytest.raises(FilterError, match="needs a list"):
+        store.count_documents({"field": "meta.year", "operator": "not in", "value": 2021})
+    assert not store.exists()
 
 
 def test_filter_fields_lists_every_leaf() -> None:

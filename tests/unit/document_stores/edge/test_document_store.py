@@ -1,6 +1,7 @@
 """EdgeDocumentStore on a real Qdrant Edge shard in a temp dir."""
 
 import copy
+import dataclasses
 import json
 import subprocess
 import sys
@@ -114,6 +115,41 @@ class TestEdgeDocumentStore:
             store.delete_by_filter({})
         store.close()
 
+    def test_update_by_filter_merges_meta_in_place_and_keeps_every_vector(self, tmp_path: Path) -> None:
+        """A payload update, not a rewrite: the dense, sparse and passage vectors stay as they were."""
+        store = EdgeDocumentStore("p", str(tmp_path), embedding_dim=3, passages=True)
+        store.write_documents(
+            [dataclasses.replace(doc(1), meta={"n": 1, PASSAGE_EMBEDDINGS: [[1.0, 0.0, 0.0]]}), doc(2)]
+        )
+        assert store.update_by_filter({"field": "meta.n", "operator": "==", "value": 1}, {"n": 10, "new": True}) == 1
+        [updated] = store.filter_documents({"field": "meta.new", "operator": "==", "value": True})
+        assert updated.id == "d1" and updated.meta == {"n": 10, "new": True}
+        assert updated.embedding is not None and updated.sparse_embedding is not None
+        [hit, _] = store.hybrid_search(HybridQuery(dense=[1.0, 0.0, 0.0], passage_weight=1.0))
+        assert hit.document.id == "d1" and hit.source_scores["passages"] == pytest.approx(1.0)
+        store.close()
+
+    def test_writes_by_filter_need_a_filter_and_create_nothing_on_an_empty_store(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        with pytest.raises(ValueError, match="needs a filter"):
+            store.update_by_filter({}, {"n": 1})
+        assert store.update_by_filter({"field": "id", "operator": "==", "value": "d1"}, {"n": 1}) == 0
+        store.delete_all_documents()
+        store.delete_all_documents(recreate_index=True)
+        assert not store.exists()
+
+    def test_delete_all_documents_recreate_gives_every_holder_the_new_shard(self, tmp_path: Path) -> None:
+        first, second = make_store(tmp_path), make_store(tmp_path)
+        first.write_documents([doc(1), doc(2)])
+        second.delete_all_documents(recreate_index=True)
+        indexes = set(first.shard.info().payload_schema)
+        assert first.count_documents() == 0 and indexes == {"id", "meta.group", "content"}
+        first.write_documents([doc(3)])
+        assert [d.id for d in second.filter_documents()] == ["d3"]
+        first.close()
+        second.close()
+        assert make_store(tmp_path).count_documents() == 1  # the manifest counts the new shard's points
+
     def test_point_layout_matches_qdrant_haystack(self, tmp_path: Path) -> None:
         store = make_store(tmp_path)
         store.write_documents([doc(7)])
@@ -220,6 +256,18 @@ class TestBatches:
         assert sorted(d.id for d in reader.filter_documents()) == ["d2", "d3"]
         store.close()
         reader.close()
+
+    def test_writes_by_filter_in_a_batch_count_now_and_apply_at_its_end(self, tmp_path: Path) -> None:
+        store = make_store(tmp_path)
+        store.write_documents([doc(1), doc(2), doc(3, group="b")])
+        with store.batch():
+            assert store.update_by_filter({"field": "meta.group", "operator": "==", "value": "a"}, {"seen": True}) == 2
+            assert store.delete_by_filter({"field": "meta.group", "operator": "==", "value": "b"}) == 1
+            assert store.count_documents({"field": "meta.seen", "operator": "==", "value": True}) == 0
+        seen = store.filter_documents({"field": "meta.seen", "operator": "==", "value": True})
+        assert sorted(d.id for d in seen) == ["d1", "d2"]
+        assert store.count_documents() == 2
+        store.close()
 
     def test_a_failed_batch_writes_nothing(self, tmp_path: Path) -> None:
         store = make_store(tmp_path)

@@ -87,6 +87,20 @@ class TestQdrantServerStore:
         assert hits[0].score == pytest.approx(1.0)
         store.close()
 
+    def test_update_by_filter_and_recreate_keep_the_layout(self, tmp_path: Path) -> None:
+        """A payload update leaves the passage vectors be; a recreated collection has the multivector again."""
+        store = QdrantServerStore("p", f"local:{tmp_path}", embedding_dim=3, passages=True)
+        store.write_documents(
+            [Document(id="a", content="a", embedding=[0.0, 1.0, 0.0], meta={PASSAGE_EMBEDDINGS: [[1.0, 0.0, 0.0]]})]
+        )
+        assert store.update_by_filter({"field": "id", "operator": "==", "value": "a"}, {"tag": "x"}) == 1
+        [hit] = store.hybrid_search(HybridQuery(dense=[1.0, 0.0, 0.0], passage_weight=1.0))
+        assert hit.document.meta == {"tag": "x"} and hit.source_scores["passages"] == pytest.approx(1.0)
+        store.delete_all_documents(recreate_index=True)
+        vectors = store._connected().get_collection("p").config.params.vectors
+        assert store.count_documents() == 0 and vectors[PASSAGE_VECTORS_NAME].multivector_config is not None
+        store.close()
+
     def test_passages_are_a_maxsim_multivector_on_the_server_too(self, tmp_path: Path) -> None:
         """The same passage rescoring as Qdrant Edge: the layout has the multivector, writes fill it."""
         store = QdrantServerStore("p", f"local:{tmp_path}", embedding_dim=3, passages=True)
