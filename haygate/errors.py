@@ -4,10 +4,15 @@ Every layer raises a subclass of `HaygateError`: a message the caller can act on
 stable code and the HTTP status it maps to. Haystack wraps component errors in `PipelineRuntimeError`;
 `cause_of` unwraps them. `envelope` is the only place that turns an exception into what a client sees
 (MCP, REST and the CLI all call it): known codes speak for themselves, anything else is logged and masked.
+
+`FilterError` is also Haystack's `haystack.errors.FilterError`, so a Haystack user's `except` catches it. It
+is built on first use (`__getattr__` below): importing Haystack takes seconds, and the CLI's light paths
+(`--help`, commands a running server answers) import this module without it.
 """
 
 import logging
-from typing import Any
+import threading
+from typing import TYPE_CHECKING, Any
 
 logger = logging.getLogger(__name__)
 
@@ -33,8 +38,37 @@ class InvalidRequestError(HaygateError):
     http_status = 422
 
 
-class FilterError(InvalidRequestError):
-    """A Haystack filter that cannot be translated into a Qdrant filter (either backend)."""
+if TYPE_CHECKING:
+    from haystack.errors import FilterError as HaystackFilterError
+
+    class FilterError(InvalidRequestError, HaystackFilterError):
+        """A Haystack filter that cannot be translated into a Qdrant filter (either backend)."""
+
+
+_filter_error_lock = threading.Lock()
+
+
+def _build_filter_error() -> type[InvalidRequestError]:
+    """`FilterError`, a validation error of ours and Haystack's own filter error at once."""
+    from haystack.errors import FilterError as HaystackFilterError
+
+    class FilterError(InvalidRequestError, HaystackFilterError):
+        """A Haystack filter that cannot be translated into a Qdrant filter (either backend); Haystack's
+        `FilterError` too, so `except haystack.errors.FilterError` catches it."""
+
+    FilterError.__qualname__ = "FilterError"  # pickle finds it as `haygate.errors.FilterError`
+    return FilterError
+
+
+def __getattr__(name: str) -> Any:
+    """Module attributes built on first use: `FilterError` (see the module's docstring)."""
+    if name != "FilterError":
+        msg = f"module {__name__!r} has no attribute {name!r}"
+        raise AttributeError(msg)
+    with _filter_error_lock:  # one class for every thread, or an `except` could miss another thread's
+        if "FilterError" not in globals():
+            globals()["FilterError"] = _build_filter_error()
+    return globals()["FilterError"]
 
 
 class QuerySyntaxError(InvalidRequestError):
@@ -92,6 +126,14 @@ class MethodNotAllowedError(HaygateError):
 
     code = "METHOD_NOT_ALLOWED"
     http_status = 405
+
+
+class UnsupportedMediaTypeError(HaygateError):
+    """A request that changes state sent a body that is not JSON (a form, text/plain): what a web page can send
+    across sites without asking first."""
+
+    code = "UNSUPPORTED_MEDIA_TYPE"
+    http_status = 415
 
 
 class ConfigurationError(HaygateError):
@@ -159,6 +201,7 @@ PUBLIC_ERRORS: tuple[type[HaygateError], ...] = (
     UnauthorizedError,
     ForbiddenError,
     PayloadTooLargeError,
+    UnsupportedMediaTypeError,
     UnavailableError,
 )
 OPERATOR_ERRORS: tuple[type[OperatorError], ...] = (StoreInUseError, StorageFullError, StorageError, StoreDamagedError)

@@ -7,10 +7,10 @@ from the offline defaults `haygate._env` sets (with `setdefault`) before Haystac
 """
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,6 +41,21 @@ class Settings(BaseSettings):
 
     host: str = "127.0.0.1"
     port: int = 8000
+    allowed_hosts: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description="Host names HTTP answers to besides localhost, 127.0.0.1 and [::1] (any port) and the bound "
+        "address: comma-separated names, name:port or patterns such as *.corp.example; * turns the check off.",
+    )
+    allowed_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description="Web origins whose pages may call the server besides the loopback ones, comma-separated "
+        "(https://console.example, http://*.corp.example:8080); they get CORS headers; * turns the check off.",
+    )
+
+    @field_validator("allowed_hosts", "allowed_origins", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        return tuple(part.strip() for part in value.split(",") if part.strip()) if isinstance(value, str) else value
     max_body_bytes: int = Field(default=32 * 1024 * 1024, description="Largest HTTP request body; larger get 413.")
     startup_timeout: float = Field(
         default=120.0, description="How long a call waits for a starting server before UNAVAILABLE (seconds)."

@@ -29,6 +29,7 @@ from haygate.errors import (
     UnauthorizedError,
     envelope,
 )
+from haygate.gateway.boundary import JSONL_TYPES, guarded
 from haygate.gateway.mcp import build_mcp
 from haygate.gateway.openapi import API_PAGE, SWAGGER_UI, openapi_document
 from haygate.gateway.service import GatewayService
@@ -52,6 +53,20 @@ def error_response(error: BaseException) -> JSONResponse:
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+FLAGS = {"true": True, "1": True, "false": False, "0": False}
+
+
+def query_flag(request: Request, name: str) -> bool:
+    """A boolean query parameter, as the OpenAPI document types it: true or false (1 or 0); absent is false."""
+    values = request.query_params.getlist(name)
+    if not values:
+        return False
+    if len(values) > 1 or values[0].lower() not in FLAGS:
+        msg = f"query parameter '{name}' is a boolean: true or false, got {values if len(values) > 1 else values[0]!r}"
+        raise InvalidRequestError(msg, {"field": name})
+    return FLAGS[values[0].lower()]
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -69,12 +84,22 @@ async def json_body(request: Request) -> Any:
 
 
 async def records_body(request: Request) -> list[SourceRecord]:
-    """A JSON array of records, or JSONL (one record per line; a line that is not JSON is refused alone)."""
+    """A JSON array of records (objects: anything else makes the request malformed, a 422), or JSONL with a
+    JSONL content type (one record per line; a line that is not JSON is refused alone). Each record is then
+    checked on its own."""
     raw = (await request.body()).decode("utf-8", errors="replace")
-    if raw.lstrip().startswith("["):
-        records = json.loads(raw)
+    media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media_type not in JSONL_TYPES:
+        records = json.loads(raw, parse_constant=_no_constant)
         if not isinstance(records, list):
-            raise InvalidRequestError("the body must be a JSON array of records, or JSONL")
+            msg = "the body must be a JSON array of records (or JSONL, sent as application/jsonl)"
+            raise InvalidRequestError(msg, {"field": "records"})
+        strays = [number for number, record in enumerate(records) if not isinstance(record, dict)]
+        if strays:
+            msg = (
+                f"a JSON array of records holds objects only; item {strays[0]} is a {type(records[strays[0]]).__name__}"
+            )
+            raise InvalidRequestError(msg, {"field": "records", "index": strays[0]})
         return [as_source_record("request", number, record) for number, record in enumerate(records, start=1)]
     return list(parse_jsonl(raw.splitlines(), "request"))
 
@@ -101,7 +126,7 @@ def rest_routes(
             if not records:
                 raise InvalidRequestError("no records in the body", {"field": "records"})
             return JSONResponse(await service.write(lambda gateway: gateway.writer.upsert(collection, records)))
-        except json.JSONDecodeError as error:
+        except (json.JSONDecodeError, ValueError, RecursionError) as error:
             return error_response(InvalidRequestError(f"request body must be JSON: {error}"))
         except Exception as error:
             return error_response(error)
@@ -133,7 +158,10 @@ def rest_routes(
         )
 
     async def health(request: Request) -> JSONResponse:
-        verbose = request.query_params.get("verbose", "").lower() in ("1", "true", "yes")
+        try:
+            verbose = query_flag(request, "verbose")
+        except InvalidRequestError as error:
+            return error_response(error)
         if not verbose:
             return JSONResponse(service.health())
         import anyio
@@ -167,12 +195,10 @@ def rest_routes(
     )
 
 
-ALL_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
-
-
 def with_method_refusals(routes: list[Route]) -> list[Route]:
-    """Each path also answers the methods it does not take, with the envelope's 405 and `Allow`. (Without
-    this, a wrong method would fall through to the MCP mount and get its plain-text 404.)"""
+    """Each path also answers every method it does not take (TRACE and QUERY too), with the envelope's 405 and
+    `Allow`: routes match in order, so the catch-all refusal only gets what the real route does not take.
+    (Without it, a wrong method would fall through to the MCP mount and get its plain-text 404.)"""
     allowed: dict[str, set[str]] = {}
     for route in routes:
         allowed.setdefault(route.path, set()).update(route.methods or ())
@@ -180,14 +206,22 @@ def with_method_refusals(routes: list[Route]) -> list[Route]:
     for path, methods in allowed.items():
         listed = sorted(methods - {"HEAD"})
 
-        async def refuse(request: Request, listed: list[str] = listed) -> JSONResponse:
-            msg = f"{request.method} is not allowed on {request.url.path}; use {' or '.join(listed)}"
-            response = error_response(MethodNotAllowedError(msg, {"allowed": listed}))
-            response.headers["Allow"] = ", ".join(listed)
-            return response
-
-        refusals.append(Route(path, refuse, methods=[m for m in ALL_METHODS if m not in methods]))
+        refusals.append(Route(path, MethodRefusal(listed), methods=None))  # any other method: TRACE, QUERY...
     return [*routes, *refusals]
+
+
+class MethodRefusal:
+    """An ASGI app answering 405 with `Allow` (an app, not a function: Starlette routes a function for GET
+    only when no methods are given, an app for every method)."""
+
+    def __init__(self, allowed: list[str]) -> None:
+        self.allowed = allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        msg = f"{scope['method']} is not allowed on {scope['path']}; use {' or '.join(self.allowed)}"
+        response = error_response(MethodNotAllowedError(msg, {"allowed": self.allowed}))
+        response.headers["Allow"] = ", ".join(self.allowed)
+        await response(scope, receive, send)
 
 
 async def http_error(request: Request, error: Exception) -> JSONResponse:
@@ -292,8 +326,9 @@ class BearerAuth:
 
 
 def build_http_app(service: GatewayService, token: str | None = None, host: str = "127.0.0.1") -> ASGIApp:
-    """Streamable HTTP MCP at /mcp plus REST, optionally behind a bearer token. Writes need the token
-    whenever one is set, and are refused outright on a non-loopback bind without one."""
+    """Streamable HTTP MCP at /mcp plus REST, behind the trust boundary (`boundary`: Host, Origin, JSON
+    bodies) and optionally a bearer token. Writes need the token whenever one is set, and are refused outright
+    on a non-loopback bind without one."""
     mcp_app = build_mcp(service).http_app(path="/mcp")
     for status, handler in ERROR_HANDLERS.items():
         mcp_app.add_exception_handler(status, handler)
@@ -308,7 +343,8 @@ def build_http_app(service: GatewayService, token: str | None = None, host: str 
     if token:
         public = PUBLIC_PATHS + (("/metrics",) if service.settings.metrics_public else ())
         app = BearerAuth(app, token, public)
-    return RequestIds(app)
+    settings = service.settings
+    return RequestIds(guarded(app, settings.allowed_hosts, settings.allowed_origins, bind_host=host))
 
 
 def swagger_ui_folder() -> str:

@@ -48,7 +48,7 @@ def test_upsert_json_and_jsonl_then_delete(url: str) -> None:
         refusal = body["refused"][0]
         assert (refusal["index"], refusal["where"]) == (1, "request:2") and "invalid JSON" in refusal["reason"]
         found = http.post("/api/tools/search", json={"query": "quokka"}).json()
-        assert [r["entity_id"] for r in found["results"]] == ["bug:1"]
+        assert [(r["entity_type"], r["entity_id"]) for r in found["results"]] == [("bug", 1)]
         by_query = http.delete("/api/collections/entities/records", params=[("id", "bug:1"), ("id", "bug:7")])
         assert by_query.json() == {"collection": "entities", "deleted": 1, "points": 1, "missing": ["bug:7"]}
         by_body = http.request("DELETE", "/api/collections/entities/records", json={"ids": ["bug:2"]})
@@ -68,7 +68,9 @@ def test_bad_writes_get_the_envelope(url: str) -> None:
         assert huge.status_code == 413 and huge.json()["error"]["code"] == "PAYLOAD_TOO_LARGE"
         assert huge.json()["error"]["details"]["limit"] == 20_000
         streamed = http.put(
-            "/api/collections/entities/records", content=iter([b"[" + b" " * 15_000, b" " * 15_000 + b"]"])
+            "/api/collections/entities/records",
+            content=iter([b"[" + b" " * 15_000, b" " * 15_000 + b"]"]),
+            headers={"content-type": "application/json"},
         )
         assert streamed.status_code == 413  # no Content-Length: counted as it arrives
 

@@ -61,6 +61,7 @@ def test_public_errors_speak_and_the_rest_is_masked() -> None:
         "UNAUTHORIZED": 401,
         "FORBIDDEN": 403,
         "PAYLOAD_TOO_LARGE": 413,
+        "UNSUPPORTED_MEDIA_TYPE": 415,
         "UNAVAILABLE": 503,
         "STORE_IN_USE": 503,
         "STORAGE_FULL": 507,
