@@ -91,7 +91,7 @@ QUERIES: list[Query] = [
         "keyword",
         "partial word search",
         ("bug:3170",),  # Wayfarer's other "finds nothing for a partial word" bug ("Barc")
-        {"product_ids": ["product:600"]},
+        {"product_ids": [600]},
     ),
     Query("test:2114", "keyword", "usability tests household sharing"),
     # paraphrase: the need in a tester's or PM's words; no word stem of the entity's title
@@ -289,7 +289,7 @@ def check_arguments(query: Query, entities: dict[str, dict[str, Any]]) -> list[s
     if types is not None and (not types or any(t not in ENTITY_TYPES for t in types)):
         problems.append(f"'{query.text}': entities {types} are not among {ENTITY_TYPES}")
     products = arguments.get("product_ids")
-    if products is not None and (not products or any(p not in entities for p in products)):
+    if products is not None and (not products or any(f"product:{p}" not in entities for p in products)):
         problems.append(f"'{query.text}': product_ids {products} are not all product ids")
     for key in (query.picked, *query.also):
         entity = entities.get(key)
@@ -297,7 +297,7 @@ def check_arguments(query: Query, entities: dict[str, dict[str, Any]]) -> list[s
             continue
         if types is not None and entity["entity_type"] not in types:
             problems.append(f"'{query.text}': {key} is judged but its type is filtered out")
-        if products is not None and entity["product_id"] not in products:
+        if products is not None and entity["product_id"] not in {f"product:{p}" for p in products}:
             problems.append(f"'{query.text}': {key} is judged but its product is filtered out")
     return problems
 

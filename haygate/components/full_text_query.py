@@ -21,7 +21,7 @@ from typing import Any
 from haystack import component, default_from_dict, default_to_dict
 
 from haygate.document_stores.hybrid import HybridDocumentStore, check_store
-from haygate.errors import InvalidRequestError
+from haygate.errors import QuerySyntaxError
 from haygate.text.bm25 import Bm25Tokenizer
 from haygate.text.normalise import fold
 from haygate.text.paths import document_value
@@ -67,7 +67,12 @@ class FullTextQuery:
         return default_from_dict(cls, data)
 
     @component.output_types(
-        text=str, filters=dict[str, Any] | None, relaxed_filters=dict[str, Any] | None, terms=list[str]
+        text=str,
+        filters=dict[str, Any] | None,
+        relaxed_filters=dict[str, Any] | None,
+        terms=list[str],
+        unmatchable=bool,
+        metadata=dict[str, Any],
     )
     def run(
         self,
@@ -82,17 +87,28 @@ class FullTextQuery:
         :param match_mode: `simple` (default) or `raw`.
         :param operator: `AND` (default) or `OR`: how simple mode joins the words.
         :returns: `text` (the scoring words), `filters`, `relaxed_filters` (half of the words, with `relax`
-            in simple mode with three or more words required; else None) and `terms` (the words to highlight).
+            in simple mode with three or more words required; else None), `terms` (the words to highlight),
+            and for a query of stop words only (schema-valid, yet nothing the index holds can match it)
+            `unmatchable: true` and the `metadata` message that says why there are no results.
         """
         if not str(query or "").strip():
-            raise InvalidRequestError("'query' is empty", {"field": "query"})
+            return self._unmatchable(filters, "No results: the query has no words (letters or digits) to find.")
         any_of = (operator or "AND") == "OR"
-        written = parse(query) if match_mode == "raw" else simple_terms(query, any_of=any_of)
+        if match_mode == "raw":
+            written = parse(query)  # raw mode means its syntax: a mistake there is the caller's to see
+        else:
+            try:
+                written = simple_terms(query, any_of=any_of)
+            except QuerySyntaxError:
+                return self._unmatchable(filters, "No results: the query has no words (letters or digits) to find.")
         tree = without(written, self._is_stopword)
         if tree is None:
             listed = ", ".join(f"'{t}'" for t in terms_of_tree(written))
-            msg = f"'query' has only stop words ({listed}), which no document is indexed by; add a word to find"
-            raise InvalidRequestError(msg, {"field": "query"})
+            message = (
+                f"No results: the query has only stop words ({listed}), which no document is indexed by; "
+                "add a word to find."
+            )
+            return self._unmatchable(filters, message)
         combined = {"operator": "AND", "conditions": [c for c in (filters, self._condition(tree)) if c]}
         relaxed = None
         at_least = max(2, math.ceil(len(tree.children) / 2))
@@ -102,7 +118,27 @@ class FullTextQuery:
         words, prefixes = positive_terms(tree)
         expanded = self._expand(prefixes, combined) if prefixes else []
         terms = list(dict.fromkeys([*words, *expanded]))
-        return {"text": " ".join(terms), "filters": combined, "relaxed_filters": relaxed, "terms": terms}
+        return {
+            "text": " ".join(terms),
+            "filters": combined,
+            "relaxed_filters": relaxed,
+            "terms": terms,
+            "unmatchable": False,
+            "metadata": {},
+        }
+
+    @staticmethod
+    def _unmatchable(filters: dict[str, Any] | None, message: str) -> dict[str, Any]:
+        """A query the published schema admits but nothing indexed can match: an empty result that says why
+        (never a silent one, and never an error for a valid request)."""
+        return {
+            "text": "",
+            "filters": filters,
+            "relaxed_filters": None,
+            "terms": [],
+            "unmatchable": True,
+            "metadata": {"message": message},
+        }
 
     def _is_stopword(self, node: Node) -> bool:
         """A word or phrase the text index holds no token of; prefixes match the unfiltered `terms_field`."""

@@ -242,9 +242,12 @@ class HybridRetriever:
         rrf_k: int | None = None,
         min_score: float | None = None,
         relaxed_filters: dict[str, Any] | None = None,
+        unmatchable: bool = False,
     ) -> dict[str, Any]:
         """
         :param query: scoring text for the text-index sources; an empty query lists by filter instead.
+        :param unmatchable: the query has nothing the index could match (a full-text query of stop words
+            only): no documents, and no search.
         :param relaxed_filters: looser filters searched when `filters` find nothing (a full-text query's
             "any word" for "every word"); the `metadata` output then says `relaxed: true`.
         :param rrf_k: this call's RRF constant; refused (InvalidRequestError) where the configuration ignores it.
@@ -264,6 +267,8 @@ class HybridRetriever:
             raise FilterError(msg, {"fields": sorted(unknown), "allowed": allowed})
         if not store.exists():
             return {"documents": [], "collection_count": 0, "metadata": self._floor_metadata(0)}
+        if unmatchable:
+            return {"documents": [], "collection_count": None, "metadata": {}}
         limit = top_k if top_k is not None else self.top_k
         if query is not None and not query.strip():
             return self._listing(filters, limit)

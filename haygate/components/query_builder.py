@@ -127,11 +127,12 @@ class QueryBuilder:
                 continue
             for transform in rule.transforms:
                 value = _each(value, TRANSFORMS[transform])
-            if rule.prefix:
-                value = _each(value, partial(_prefixed, rule.prefix))
+            reported = value  # as the caller means it: 598, not the stored "product:598"
+            if rule.prefix:  # the collection stores typed ids: 598 and "598" become "product:598"
+                value = _each(_as_text(value), partial(_prefixed, rule.prefix))
             condition = {"field": rule.field, "operator": rule.operator, "value": value}
             if rule.report:
-                applied[name] = value
+                applied[name] = reported
                 own[name] = condition
             conditions.append(condition)
         server = [*self.fixed_filters, *(inputs.get(SERVER_FILTERS) or [])]
@@ -160,6 +161,13 @@ def _each(value: Any, change: Callable[[str], str]) -> Any:
     if isinstance(value, list):
         return [change(v) if isinstance(v, str) else v for v in value]
     return change(value) if isinstance(value, str) else value
+
+
+def _as_text(value: Any) -> Any:
+    """Integers (an id sent as 598) as their decimal text, alone or in a list; anything else as it is."""
+    if isinstance(value, list):
+        return [_as_text(v) for v in value]
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 def _prefixed(prefix: str, value: str) -> str:

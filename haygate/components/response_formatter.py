@@ -18,19 +18,32 @@ DEFAULT_METADATA = ["query", "filters", "result_count", "reranked", "message"]
 SPREAD = "*"
 
 
+def id_number(value: Any) -> Any:
+    """A typed id's own number: `feature:1` -> 1 (spec 002 keys each entity type by integers; the collection
+    keeps them typed so a feature and a bug of one number stay two records). Anything else stays as it is."""
+    if isinstance(value, str):
+        own = value.rpartition(":")[2]
+        return int(own) if own.isdigit() else value
+    return value
+
+
+CONVERSIONS = {"id_number": id_number}  # a field's `as:`
+
+
 @component
 class ResponseFormatter:
     def __init__(
         self,
         collection: str,
-        fields: dict[str, str],
+        fields: dict[str, str | dict[str, str]],
         results_key: str = "results",
         metadata: list[str] | None = None,
         no_results_message: str | None = None,
     ) -> None:
         """
         :param collection: the collection the tool reads, named in the empty-collection message.
-        :param fields: output field -> document path (`id`, `content`, `score`, `meta.a.b`). The key `*`
+        :param fields: output field -> document path (`id`, `content`, `score`, `meta.a.b`), or
+            `{path: ..., as: id_number}` to give a typed id (`feature:1`) as its own number (1). The key `*`
             takes every key of the mapping at its path: `"*": meta.extraction` gives a decision its
             `question` and `options`, a warning its `title`.
         :param results_key: name of the result list in the envelope.
@@ -39,11 +52,15 @@ class ResponseFormatter:
             sends to the `metadata` socket.
         :param no_results_message: the tool's own message when nothing matched (the collection is not empty).
         """
-        for path in fields.values():
+        for name, spec in fields.items():
+            path, conversion = _field_spec(name, spec)
             try:
                 check_document_path(path)
             except ValueError as error:
                 raise ConfigurationError(f"formatter: {error}") from None
+            if conversion is not None and conversion not in CONVERSIONS:
+                msg = f"formatter: field '{name}': unknown `as: {conversion}`; use one of {', '.join(CONVERSIONS)}"
+                raise ConfigurationError(msg)
         self.collection = collection
         self.fields = dict(fields)
         self.results_key = results_key
@@ -104,8 +121,11 @@ class ResponseFormatter:
 
     def _result(self, document: Document) -> dict[str, Any]:
         result: dict[str, Any] = {}
-        for name, path in self.fields.items():
+        for name, spec in self.fields.items():
+            path, conversion = _field_spec(name, spec)
             value = document_value(document, path)
+            if conversion is not None:
+                value = CONVERSIONS[conversion](value)
             if name == SPREAD:
                 result.update(value if isinstance(value, dict) else {})
             else:
@@ -143,3 +163,13 @@ class ResponseFormatter:
                 f"No results for '{query}' with filters {applied}. Relax or remove {', '.join(filters)} and try again."
             )
         return f"No results for '{query}'. Try other or fewer words."
+
+
+def _field_spec(name: str, spec: str | dict[str, str]) -> tuple[str, str | None]:
+    """A field's (document path, conversion): written as the path alone, or as `{path: ..., as: ...}`."""
+    if isinstance(spec, str):
+        return spec, None
+    if not isinstance(spec, dict) or set(spec) - {"path", "as"} or "path" not in spec:
+        msg = f"formatter: field '{name}' is a document path, or {{path: ..., as: id_number}}; got {spec!r}"
+        raise ConfigurationError(msg)
+    return spec["path"], spec.get("as")

@@ -59,7 +59,12 @@ class JudgedSetSpec(BaseModel):
     project: str | None = Field(None, description="the tenant a tenant-scoped tool serves (default: the server's)")
     arguments: dict[str, Any] = Field(default_factory=lambda: {"query": QUERY_SLOT})
     results: str = Field("results", min_length=1, description="the answer's ranked list, best first")
-    id: str = Field("id", min_length=1, description="each item's id: a record id, or a chunk id of one")
+    id: str = Field(
+        "id",
+        min_length=1,
+        description="each item's field holding its record id (or a chunk id of one), or a template of its fields "
+        "that makes the record id: `{entity_type}:{entity_id}`",
+    )
     metrics: list[str] = Field(default_factory=lambda: ["ndcg@10", "mrr@10", "recall@10"], min_length=1)
 
 
@@ -196,9 +201,20 @@ def _caller(runtime: ToolRuntime, judged: JudgedToolSet) -> Any:
         if not isinstance(items, list):
             msg = f"tool '{spec.tool}' answered without a list `{spec.results}` (keys: {sorted(answer)})"
             raise ConfigurationError(msg)
-        return [record_of(str(item[spec.id])) for item in items]
+        return [record_of(_record_id(item, spec.id)) for item in items]
 
     return ranked
+
+
+def _record_id(item: dict[str, Any], field: str) -> str:
+    """The item's record id: the field `field` names, or the template it is filled in (`{a}:{b}`)."""
+    if "{" not in field:
+        return str(item[field])
+    try:
+        return field.format_map(item)
+    except (KeyError, ValueError, IndexError) as error:
+        msg = f"eval.yaml `id: {field}` cannot be filled in from an answer's item (keys: {sorted(item)}): {error}"
+        raise ConfigurationError(msg) from None
 
 
 def _check_judged_ids(loader: Loader, collection: str, judged: JudgedToolSet) -> None:

@@ -6,6 +6,7 @@ build the pydantic model that validates arguments and the JSON schema MCP client
 a tool is writing one of these files and its pipeline.
 """
 
+import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -41,9 +42,15 @@ def _integer_as_text(value: Any) -> Any:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+def _whole_number(value: Any) -> Any:
+    """JSON Schema's integer is any number with no fraction: 248.0 is the integer 248 (JavaScript clients
+    and LLMs send it so). Anything else goes on to the strict check, which refuses it."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 _SCALARS: dict[str, Any] = {
     "string": StrictStr,
-    "integer": StrictInt,
+    "integer": Annotated[StrictInt, BeforeValidator(_whole_number)],
     "number": StrictFloat,  # strict, yet accepts integers
     "boolean": StrictBool,
     "object": dict[str, Any],
@@ -134,20 +141,21 @@ class ToolDeclaration(BaseModel):
         """The pydantic model that validates this tool's arguments (unknown keys are refused)."""
         fields: dict[str, Any] = {}
         for name, spec in self.parameters.items():
-            annotation = _annotation(spec)
+            lowest, highest = _bounds(spec)
             constraints: dict[str, Any] = {
+                "ge": lowest,
+                "le": highest,
                 "min_length": spec.min_length if spec.min_length is not None else spec.min_items,
                 "max_length": _max_length(spec),
             }
-            numeric = spec.type in ("integer", "number") and spec.enum is None
-            field = Field(
-                ... if spec.required else spec.default,
-                description=spec.description,
-                examples=spec.examples,
-                ge=spec.minimum if spec.minimum is not None or not numeric else -SAFE_INTEGER,
-                le=spec.maximum if spec.maximum is not None or not numeric else SAFE_INTEGER,
-                **{k: v for k, v in constraints.items() if v is not None},
-            )
+            # The bounds go on the type itself, so that an optional parameter's schema keeps them inside its
+            # `anyOf` (on the Field they would come out as the non-schema keys `ge`/`le`).
+            bounded = Field(**{k: v for k, v in constraints.items() if v is not None})
+            if spec.type == "integer" and spec.enum is None:  # bounds on the int itself, then 248.0 -> 248
+                annotation: Any = Annotated[StrictInt, bounded, BeforeValidator(_whole_number)]
+            else:
+                annotation = Annotated[_annotation(spec), bounded]
+            field = Field(... if spec.required else spec.default, description=spec.description, examples=spec.examples)
             if not spec.required and spec.default is None:
                 annotation = annotation | None
             fields[name] = (annotation, field)
@@ -167,6 +175,18 @@ class ToolDeclaration(BaseModel):
                 else:
                     prop["anyOf"] = variants
         return schema
+
+
+def _bounds(spec: ParameterSpec) -> tuple[float | None, float | None]:
+    """A number's bounds: the declared ones, else JSON's safe integer range; an integer's are integers (the
+    schema then says `"minimum": 1`, not `1.0`)."""
+    if spec.type not in ("integer", "number") or spec.enum is not None:
+        return spec.minimum, spec.maximum
+    lowest = spec.minimum if spec.minimum is not None else -SAFE_INTEGER
+    highest = spec.maximum if spec.maximum is not None else SAFE_INTEGER
+    if spec.type == "integer":
+        return math.ceil(lowest), math.floor(highest)
+    return lowest, highest
 
 
 def _max_length(spec: ParameterSpec) -> int | None:

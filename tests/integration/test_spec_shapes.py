@@ -189,8 +189,8 @@ CALLS: list[tuple[str, dict[str, Any], Any]] = [
     ("search", {"query": "borders"}, {"feature:1049", "bug:3070"}),
     ("search", {"query": "borders", "entities": ["features"]}, {"feature:1049"}),
     ("search", {"query": "borders", "product_ids": [598, 601]}, {"feature:1049", "bug:3070"}),
-    ("search", {"query": "borders", "product_ids": ["601"]}, {"bug:3070"}),
-    ("search", {"query": "video", "product_ids": ["product:700"], "entities": ["Tests"]}, {"test:2030"}),
+    ("search", {"query": "borders", "product_ids": [601]}, {"bug:3070"}),
+    ("search", {"query": "video", "product_ids": [700.0], "entities": ["Tests"]}, {"test:2030"}),
     ("get_decisions", {}, {"65a1f0c2e4b0a1b2c3d4e5f6"}),
     ("get_decisions", {"topic": "CHUNKING"}, {"65a1f0c2e4b0a1b2c3d4e5f6"}),
     ("get_warnings", {"topic": "embeddings"}, {"65a1f0c2e4b0a1b2c3d4e5f7"}),
@@ -205,8 +205,10 @@ CALLS: list[tuple[str, dict[str, Any], Any]] = [
 
 
 def found(tool: str, data: dict[str, Any]) -> set[str]:
-    key = {"search": "entity_id", "search_docs": "id", "memory_search": "key", "memory_fulltext_search": "key"}
+    key = {"search_docs": "id", "memory_search": "key", "memory_fulltext_search": "key"}
     items = data.get("results", data.get("candidates", []))
+    if tool == "search":  # each entity's own id, with its type: {entity_type: bug, entity_id: 3070}
+        return {f"{item['entity_type']}:{item['entity_id']}" for item in items}
     return {str(item.get(key.get(tool, "id"))) for item in items}
 
 
@@ -230,7 +232,7 @@ async def test_a_filter_value_no_record_has_is_named(gateway: Gateway) -> None:
         version = await client.call_tool("search_docs", {"query": "agents", "version": "9.9"})
         worded = await client.call_tool("search", {"query": "zeppelin"})
     assert missing.structured_content["results"] == []
-    assert "no record has product_ids=['product:999']" in missing.structured_content["metadata"]["message"]
+    assert "no record has product_ids=[999]" in missing.structured_content["metadata"]["message"]
     assert "no record has version='9.9'" in version.structured_content["metadata"]["message"]
     assert "no record has" not in worded.structured_content["metadata"]["message"]
 

@@ -3,7 +3,7 @@ from haystack import Document
 
 from haygate.components.full_text_query import FullTextQuery
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
-from haygate.errors import InvalidRequestError, QuerySyntaxError
+from haygate.errors import QuerySyntaxError
 
 
 class TestFullTextQuery:
@@ -53,9 +53,14 @@ class TestFullTextQuery:
         raw = FullTextQuery(tiny_store).run(query='"off by one" OR the', match_mode="raw")
         assert raw["filters"]["conditions"] == [{"field": "content", "operator": "phrase", "value": "off by one"}]
 
-    def test_run_refuses_a_query_of_stop_words_only(self, tiny_store: EdgeDocumentStore) -> None:
-        with pytest.raises(InvalidRequestError, match="only stop words \\('what', 'is', 'the'\\)"):
-            FullTextQuery(tiny_store).run(query="what is the")
+    def test_run_says_a_query_of_stop_words_only_can_match_nothing(self, tiny_store: EdgeDocumentStore) -> None:
+        """Schema-valid, so not an error: an empty result whose message names the stop words."""
+        out = FullTextQuery(tiny_store).run(query="what is the")
+        assert out["unmatchable"] is True and out["terms"] == [] and out["text"] == ""
+        assert "only stop words ('what', 'is', 'the')" in out["metadata"]["message"]
+        blank = FullTextQuery(tiny_store).run(query="   ")
+        assert blank["unmatchable"] is True and "no words" in blank["metadata"]["message"]
+        assert FullTextQuery(tiny_store).run(query="red fox")["unmatchable"] is False
 
     def test_run_expands_prefixes_from_the_matching_documents(self, tiny_store: EdgeDocumentStore) -> None:
         tiny_store.write_documents(

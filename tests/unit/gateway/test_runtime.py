@@ -54,11 +54,11 @@ def gateway(loader: Loader, tmp_path: Path) -> Iterator[Gateway]:
 
 def test_a_call_runs_the_pipeline_through_its_interface(gateway: Gateway) -> None:
     result = gateway.call("search", {"query": "dropdown"})
-    assert [r["entity_id"] for r in result["results"]] == ["bug:1", "bug:2"]  # the title hit first
+    assert [r["entity_id"] for r in result["results"]] == [1, 2]  # the title hit first
     assert result["metadata"]["counts"] == {"bug": 2} and result["metadata"]["filters"] == {}
-    scoped = gateway.call("search", {"query": "login", "entities": ["feature"], "product_ids": ["product:1"]})
-    assert [r["entity_id"] for r in scoped["results"]] == ["feature:3"]
-    assert scoped["metadata"]["filters"] == {"entities": ["feature"], "product_ids": ["product:1"]}
+    scoped = gateway.call("search", {"query": "login", "entities": ["feature"], "product_ids": [1]})
+    assert [(r["entity_type"], r["entity_id"]) for r in scoped["results"]] == [("feature", 3)]
+    assert scoped["metadata"]["filters"] == {"entities": ["feature"], "product_ids": [1]}
 
 
 def test_arguments_are_validated_against_the_declaration(gateway: Gateway) -> None:

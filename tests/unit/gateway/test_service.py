@@ -60,18 +60,20 @@ def test_a_call_waits_for_the_background_start(service: GatewayService) -> None:
 
 def test_writes_say_what_happened_to_each_record(service: GatewayService) -> None:
     service.start()
-    first = anyio.run(service.write, lambda g: g.writer.upsert("entities", [ENTITY, {"title": "no id"}, "text"]))
+    no_id = {key: value for key, value in ENTITY.items() if key != "entity_id"}
+    first = anyio.run(service.write, lambda g: g.writer.upsert("entities", [ENTITY, no_id, {"title": "T"}, "text"]))
     assert (first["added"], first["updated"], first["unchanged"]) == (1, 0, 0)
     assert [(r["index"], r["reason"]) for r in first["refused"]] == [
         (1, "missing id field(s) entity_id"),
-        (2, "expected a JSON object, got str"),
+        (2, "field 'entity_type' is required"),
+        (3, "expected a JSON object, got str"),
     ]
     again = anyio.run(service.write, lambda g: g.writer.upsert("entities", [ENTITY, {**ENTITY, "entity_id": "bug:2"}]))
     assert (again["added"], again["unchanged"]) == (1, 1)
     changed = anyio.run(service.write, lambda g: g.writer.upsert("entities", [{**ENTITY, "title": "Quokka banner"}]))
     assert changed["updated"] == 1
     found = anyio.run(service.call, "search", {"query": "quokka"})
-    assert [r["entity_id"] for r in found["results"]] == ["bug:1"]
+    assert [r["entity_id"] for r in found["results"]] == [1]
     deleted = anyio.run(service.write, lambda g: g.writer.delete("entities", ["bug:1", "bug:9"]))
     assert deleted == {"collection": "entities", "deleted": 1, "points": 1, "missing": ["bug:9"]}
     with pytest.raises(NotFoundError, match="unknown collection 'nope'"):

@@ -44,7 +44,8 @@ def test_reingest_skips_unchanged_and_replaces_changed(loader: Loader, tmp_path:
 
 def test_bad_records_are_named_and_good_ones_land(loader: Loader, tmp_path: Path) -> None:
     source = write(
-        tmp_path / "e.jsonl", [entity(1), "{broken json", {"entity_type": "bug", "title": "no id"}, entity(2)]
+        tmp_path / "e.jsonl",
+        [entity(1), "{broken json", {"entity_type": "bug", "product_id": "product:1", "title": "no id"}, entity(2)],
     )
     report = ingest_files(loader.collection("entities"), [source], progress=False)
     assert report.errors == [
@@ -57,9 +58,9 @@ def test_bad_records_are_named_and_good_ones_land(loader: Loader, tmp_path: Path
 
 def test_a_record_of_the_wrong_type_is_reported_and_the_rest_land(loader: Loader, tmp_path: Path) -> None:
     cvs = [
-        {"id": "a", "text": "Python developer, 3 years of experience."},
-        {"id": "b", "text": "Java", "as_of": "someday"},
-        {"_id": {"$oid": "65a1f0c2e4b0a1b2c3d4e5f6"}, "text": "Go developer", "as_of": "2026-11-01"},
+        {"id": "a", "name": "A", "text": "Python developer, 3 years of experience."},
+        {"id": "b", "name": "B", "text": "Java", "as_of": "someday"},
+        {"_id": {"$oid": "65a1f0c2e4b0a1b2c3d4e5f6"}, "name": "C", "text": "Go developer", "as_of": "2026-11-01"},
     ]
     source = write(tmp_path / "cvs.jsonl", cvs)
     report = ingest_files(loader.collection("candidates"), [source], progress=False)
