@@ -1,9 +1,11 @@
 """Fuzzing every served tool from its own declared schema, over MCP and over REST.
 
-Arguments come from the tool's input schema (`from_schema`: valid calls, edge values included) and
-from hostile variants of them: wrong types, oversized strings and arrays, deep nesting, unknown keys, tenant
-keys. Every answer must be a result that honours the output schema, or the error envelope with a code other
-than INTERNAL_ERROR, and no tenant tool may return another project's row.
+Arguments come from the tool's input schema (`from_schema`: valid calls, edge values included, integers
+also written as integral floats, 20.0, as JavaScript clients and LLMs send them) and from hostile variants of
+them: wrong types, oversized strings and arrays, deep nesting, unknown keys, tenant keys. Every answer must
+be a result that honours the output schema, or the error envelope with a code other than INTERNAL_ERROR; a
+call the schema admits is never refused as invalid (only a malformed raw query of `search` is, as its
+declaration says); and no tenant tool may return another project's row.
 
 The fast profile runs in `make test`. The long one (`HAYGATE_FUZZ_EXAMPLES`, e.g. 2000 per tool and
 transport) is marked `fuzz_long` and runs only when that variable is set:
@@ -68,7 +70,8 @@ def value_for(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
             options.append(st.text(min_size=schema.get("minLength", 0), max_size=min(schema.get("maxLength", 50), 50)))
         elif kind == "integer":
             low, high = schema.get("minimum", -(2**53) + 1), schema.get("maximum", 2**53 - 1)
-            options.append(st.integers(min_value=int(low), max_value=int(high)))
+            whole = st.integers(min_value=int(low), max_value=int(high))
+            options += [whole, whole.map(float)]  # 20 and 20.0: one integer to JSON Schema
         elif kind == "number":
             low, high = schema.get("minimum", -1e9), schema.get("maximum", 1e9)
             options.append(st.floats(min_value=low, max_value=high, allow_nan=False))
@@ -93,9 +96,17 @@ def from_schema(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
-def arguments_for(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+def arguments_for(schema: dict[str, Any]) -> st.SearchStrategy[tuple[dict[str, Any], bool]]:
+    """(arguments, whether the schema admits them)."""
     valid = from_schema(schema)
-    return st.one_of(valid, valid.flatmap(lambda args: hostile(args, list(schema.get("properties", {})))))
+    wrong = valid.flatmap(lambda args: hostile(args, list(schema.get("properties", {}))))
+    return st.one_of(valid.map(lambda args: (args, True)), wrong.map(lambda args: (args, False)))
+
+
+def may_refuse(tool: str, arguments: dict[str, Any]) -> bool:
+    """Valid calls a tool may still refuse: a raw query of `search` is a query language JSON Schema cannot
+    describe, so a malformed one is a VALIDATION_ERROR that names the position."""
+    return tool == "search" and str(arguments.get("match_mode", "")).lower() == "raw"
 
 
 @pytest.fixture(scope="module")
@@ -109,9 +120,13 @@ def other_project_ids(gateway: Gateway) -> set[str]:
     return {str(d.meta["record_id"]) for d in rows}
 
 
-def check(tool: str, schema: dict[str, Any], answer: dict[str, Any], is_error: bool, forbidden: set[str]) -> None:
+def check(
+    tool: str, schema: dict[str, Any], answer: dict[str, Any], is_error: bool, forbidden: set[str], valid: bool = False
+) -> None:
+    """`valid`: the arguments are what the input schema admits, so they may not be refused as invalid."""
     if is_error:
         assert set(answer) == {"error"} and answer["error"]["code"] != "INTERNAL_ERROR", answer
+        assert not valid or answer["error"]["code"] != "VALIDATION_ERROR", answer
         return
     jsonschema.validate(answer, schema)
     if tool in TENANT_TOOLS:
@@ -124,11 +139,11 @@ def fuzz(gateway: Gateway, rest_url: str, tool: str, examples: int) -> None:
     forbidden = other_project_ids(gateway) if tool in TENANT_TOOLS else set()
     mcp = mcp_for(gateway)
 
-    async def over_mcp(arguments: dict[str, Any]) -> None:
+    async def over_mcp(arguments: dict[str, Any], valid: bool) -> None:
         async with Client(mcp) as client:
             result = await client.call_tool(tool, arguments, raise_on_error=False)
         answer = json.loads(result.content[0].text) if result.is_error else result.structured_content  # type: ignore[union-attr]
-        check(tool, output_schema, answer, result.is_error, forbidden)
+        check(tool, output_schema, answer, result.is_error, forbidden, valid)
 
     @settings(
         max_examples=examples,
@@ -136,9 +151,11 @@ def fuzz(gateway: Gateway, rest_url: str, tool: str, examples: int) -> None:
         database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
     )
-    @given(arguments=arguments_for(input_schema))
-    def call_both(arguments: dict[str, Any]) -> None:
-        anyio.run(over_mcp, arguments)
+    @given(case=arguments_for(input_schema))
+    def call_both(case: tuple[dict[str, Any], bool]) -> None:
+        arguments, admitted = case
+        valid = admitted and not may_refuse(tool, arguments)
+        anyio.run(over_mcp, arguments, valid)
         # json.dumps, not httpx's json=: a hostile float (inf, nan) goes out as Python writes it ("Infinity"),
         # which no JSON parser takes, and the server must answer 422 for it; httpx refuses to send it at all.
         body = json.dumps(arguments).encode()
@@ -146,7 +163,7 @@ def fuzz(gateway: Gateway, rest_url: str, tool: str, examples: int) -> None:
             f"{rest_url}/api/tools/{tool}", content=body, headers={"content-type": "application/json"}, timeout=120
         )
         assert answer.status_code != 500, answer.text[:500]
-        check(tool, output_schema, answer.json(), answer.status_code >= 400, forbidden)
+        check(tool, output_schema, answer.json(), answer.status_code >= 400, forbidden, valid)
 
     call_both()
 
@@ -170,6 +187,7 @@ def test_fuzzed_calls_get_a_result_or_the_envelope(gateway: Gateway, rest_url: s
 
 
 @pytest.mark.fuzz_long
+@pytest.mark.budget(3000, "thousands of fuzzed calls per tool and transport (make eval)")
 @pytest.mark.skipif(not LONG_EXAMPLES, reason="the long fuzz profile runs with HAYGATE_FUZZ_EXAMPLES=N set")
 @pytest.mark.parametrize("tool", TOOLS)
 def test_long_fuzz_profile(gateway: Gateway, rest_url: str, tool: str) -> None:
@@ -182,6 +200,8 @@ FOUND = [
     ("search_docs", json.dumps({"query": ":", "content_type": "code"})),
     ("memory_fulltext_search", '{"keywords": "redis", "limit": Infinity}'),
     ("get_warnings", '{"topic": NaN}'),
+    # Schemathesis found it: "at least half of 24 words" is C(24, 12) conditions to Qdrant (104 s).
+    ("search", json.dumps({"query": " ".join(f"word{n} login error page" for n in range(6))})),
 ]
 
 

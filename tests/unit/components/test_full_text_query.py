@@ -1,7 +1,7 @@
 import pytest
 from haystack import Document
 
-from haygate.components.full_text_query import FullTextQuery
+from haygate.components.full_text_query import MAX_RELAXED_WORDS, FullTextQuery
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.errors import QuerySyntaxError
 
@@ -99,3 +99,13 @@ class TestFullTextQuery:
         assert relaxing.run(query="red fox jumps", match_mode="raw")["relaxed_filters"] is None  # as written
         assert relaxing.run(query="red fox jumps", operator="OR")["relaxed_filters"] is None  # any word already
         assert FullTextQuery(tiny_store).run(query="red fox jumps")["relaxed_filters"] is None
+
+    def test_run_relaxes_over_the_longest_distinct_words_only(self, tiny_store: EdgeDocumentStore) -> None:
+        """At least half of n words is C(n, n/2) conditions to Qdrant: the fallback weighs 12 words at most."""
+        words = [f"{'x' * n}word" for n in range(30)]
+        out = FullTextQuery(tiny_store, relax=True).run(query=" ".join([*words, *words]))
+        [condition] = [c for c in out["relaxed_filters"]["conditions"] if "at_least" in c]
+        kept = [c["value"] for c in condition["conditions"]]
+        assert len(kept) == MAX_RELAXED_WORDS and condition["at_least"] == MAX_RELAXED_WORDS // 2
+        assert kept == words[-MAX_RELAXED_WORDS:]  # the longest, in the query's order
+        assert len(out["text"].split()) == 30  # the scoring text keeps every word
