@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: install browser run serve-stdio test test-fast eval lint bench clean
+.PHONY: install browser conformance run serve-stdio test test-fast eval lint bench clean
 
 # --no-compile: Python compiles what it imports on first use; byte-compiling all of torch up front costs ~30 s.
 $(STAMP): pyproject.toml
@@ -29,18 +29,27 @@ browser:
 	  { apt-get install -y -q chromium >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }; }; } || \
 	  echo "no /usr/bin/chromium: the API page's browser test will skip"
 
+# The official MCP conformance suite and the Node.js 22 it needs, from npm (pinned by tests/contract/'s lock
+# file), for the contract test; where npm is missing or cannot install, that test skips and says why.
+CONFORMANCE := $(VENV)/mcp-conformance
+conformance: $(CONFORMANCE)/.installed
+$(CONFORMANCE)/.installed: tests/contract/package.json tests/contract/package-lock.json
+	@mkdir -p $(CONFORMANCE) && cp tests/contract/package.json tests/contract/package-lock.json $(CONFORMANCE)/
+	@if command -v npm >/dev/null && npm ci --prefix $(CONFORMANCE) --no-audit --no-fund --loglevel=error; \
+	  then touch $@; else echo "could not install the MCP conformance suite: its test will skip"; fi
+
 # Three profiles, each with a time budget the suite enforces (tests/budgets.py): `test` (CI) at most 10 min
 # counted from here, the install included, on one worker per core (pytest-xdist; a file's tests stay on one
 # worker, so a module's server starts once); `test-fast` at most 60 s of pytest; `eval` the full-scale
 # reproductions of the documented figures (about an hour, cold).
 test: export HAYGATE_TEST_STARTED := $(shell date +%s.%N)
-test: install browser
+test: install browser conformance
 	$(BIN)/python -m pytest --profile full -n auto --dist loadfile
 
 test-fast: install
 	$(BIN)/python -m pytest --profile fast
 
-eval: install
+eval: install conformance
 	$(BIN)/python -m pytest --profile eval
 
 lint: install

@@ -1,9 +1,11 @@
 """The OpenAPI document of the REST API, built from the served declarations, and the `/docs` page over it.
 
 The tool schemas are MCP's, made exact for OpenAPI 3.1: an optional parameter that defaults to null says
-it takes null. Each tool's example request is its declaration's own examples. The page is Swagger UI from
-the installed `swagger-ui-bundle-v2` package (no CDN); a bearer token typed into it is kept for the tab
-only and sent with every request the page makes, the document's own fetch included.
+it takes null. Each tool's example request is its declaration's own examples. Each collection's write routes
+have their own path, with the record fields its YAML declares, and links from a write to the delete of what
+it wrote (a contract tester follows them). The page is Swagger UI from the installed `swagger-ui-bundle-v2`
+package (no CDN); a bearer token typed into it is kept for the tab only and sent with every request the page
+makes, the document's own fetch included.
 """
 
 import copy
@@ -13,10 +15,23 @@ from typing import Any
 from haygate import __version__
 from haygate.errors import HTTP_STATUS
 from haygate.gateway.declarations import ToolDeclaration
+from haygate.ingest.fields import FieldSpec
+from haygate.ingest.schema import CollectionSchema, load_schema
 
 SWAGGER_UI = "/docs/static"
-CALL_ERRORS = ("VALIDATION_ERROR", "NOT_FOUND", "UNAVAILABLE", "INTERNAL_ERROR")
+# Every request may meet the trust boundary (FORBIDDEN: a foreign Host or Origin) and the body limit.
+CALL_ERRORS = (
+    "VALIDATION_ERROR",
+    "NOT_FOUND",
+    "FORBIDDEN",
+    "PAYLOAD_TOO_LARGE",
+    "UNSUPPORTED_MEDIA_TYPE",
+    "UNAVAILABLE",
+    "INTERNAL_ERROR",
+)
+WRITE_ERRORS = (*CALL_ERRORS, "STORE_IN_USE", "STORAGE_FULL", "STORE_DAMAGED")
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
+JSON_TYPES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean", "object": "object"}
 
 
 def nullable(schema: dict[str, Any]) -> dict[str, Any]:
@@ -76,20 +91,167 @@ def tool_operation(declaration: ToolDeclaration, secured: bool) -> dict[str, Any
     }
 
 
+def field_schema(spec: FieldSpec) -> dict[str, Any]:
+    """A declared record field as JSON Schema (ingest coerces what is safe, so the schema names the type a
+    caller should send; a value ingest cannot take is refused for that record alone)."""
+    if spec.type == "list":
+        assert spec.items is not None
+        return {"type": "array", "items": field_schema(FieldSpec(type=spec.items))}
+    if spec.type == "datetime":
+        return {"type": "string", "format": "date-time"}
+    return {"type": JSON_TYPES[spec.type]}
+
+
+def record_schema(collection: CollectionSchema) -> dict[str, Any]:
+    """A record of the collection: its id field(s) and declared fields typed; other fields are kept as meta
+    or ignored, as the collection's YAML says."""
+    mapping = collection.record
+    ids = [] if mapping.id is None else [mapping.id] if isinstance(mapping.id, str) else list(mapping.id)
+    properties = {name: field_schema(spec) for name, spec in mapping.fields.items()}
+    for name in ids:
+        properties.setdefault(name, {"type": ["string", "integer"]})
+    return {"type": "object", "required": ids, "properties": properties, "additionalProperties": True}
+
+
+def record_description(record: dict[str, Any]) -> str:
+    """How a record is checked, in words: per record, so a bad one is refused (with why) and the rest land."""
+    fields = ", ".join(
+        f"{name} ({spec.get('type') if isinstance(spec.get('type'), str) else ' or '.join(spec['type'])}"
+        f"{', required' if name in record['required'] else ''})"
+        for name, spec in record["properties"].items()
+    )
+    return f"A record, checked on its own: a record that does not fit is refused with why, the rest land. {fields}."
+
+
+def records_operations(collection: CollectionSchema, secured: bool) -> dict[str, Any]:
+    """PUT (upsert) and DELETE of one collection's records, linked: a write, then the delete of what it wrote."""
+    name = collection.name
+    codes = WRITE_ERRORS + (("UNAUTHORIZED",) if secured else ())
+    record = record_schema(collection)
+    id_field = record["required"][0] if len(record["required"]) == 1 else None
+    written = {
+        "type": "object",
+        "required": ["collection", "added", "updated", "unchanged", "refused"],
+        "properties": {
+            "collection": {"type": "string"},
+            "records": {"type": "integer"},
+            "added": {"type": "integer"},
+            "updated": {"type": "integer"},
+            "unchanged": {"type": "integer"},
+            "duplicates": {"type": "integer"},
+            "refused": {"type": "array", "items": {"type": "object"}},
+            "warnings": {"type": "array", "items": {"type": "string"}},
+        },
+    }
+    links = (
+        {
+            "DeleteTheFirstRecord": {
+                "operationId": f"delete_{name}_records",
+                "parameters": {"id": f"$request.body#/0/{id_field}"},
+            }
+        }
+        if id_field
+        else {}
+    )
+    return {
+        "put": {
+            "operationId": f"upsert_{name}_records",
+            "tags": ["collections"],
+            "summary": f"Upsert records of '{name}' (a JSON array, or JSONL); durable when it answers",
+            "description": collection.description or name,
+            "requestBody": {
+                "required": True,
+                "content": {
+                    # JSONL (application/jsonl, one record per line) is taken too; a JSON array is the contract.
+                    "application/json": {
+                        "schema": {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": {"type": "object", "description": record_description(record)},
+                        }
+                    },
+                },
+            },
+            "responses": {
+                "200": {
+                    "description": "What became of each record: added, updated, unchanged or refused (with why)",
+                    "content": {"application/json": {"schema": written}},
+                    **({"links": links} if links else {}),
+                },
+                **_errors(codes),
+            },
+        },
+        "delete": {
+            "operationId": f"delete_{name}_records",
+            "tags": ["collections"],
+            "summary": f"Delete records of '{name}' by id, with all their chunks",
+            "parameters": [
+                {
+                    "name": "id",
+                    "in": "query",
+                    "required": True,
+                    "style": "form",
+                    "explode": True,
+                    "schema": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+                }
+            ],
+            "responses": {
+                "200": {
+                    "description": "How many records and points went; ids that were not there",
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "type": "object",
+                                "required": ["collection", "deleted", "points", "missing"],
+                                "properties": {
+                                    "collection": {"type": "string"},
+                                    "deleted": {"type": "integer"},
+                                    "points": {"type": "integer"},
+                                    "missing": {"type": "array", "items": {"type": "string"}},
+                                },
+                            }
+                        }
+                    },
+                },
+                **_errors(codes),
+            },
+        },
+    }
+
+
 def openapi_document(service: Any, secured: bool = False) -> dict[str, Any]:
     """`service`: a GatewayService (what it serves now). `secured`: a bearer token guards the server."""
     paths: dict[str, Any] = {
         f"/api/tools/{name}": tool_operation(declaration, secured)
         for name, declaration in sorted(service.listing().items())
     }
+    for path in sorted(service.settings.collections_dir.glob("*.yaml")):
+        collection = load_schema(path)
+        paths[f"/api/collections/{collection.name}/records"] = records_operations(collection, secured)
+    paths["/api/admin/reload"] = {
+        "post": {
+            "operationId": "reload",
+            "tags": ["operations"],
+            "summary": "Reload configs/ and pipelines/; swapped in only if every check passes",
+            "responses": {
+                "200": {"description": "Swapped in", "content": {"application/json": {"schema": {"type": "object"}}}},
+                "422": {
+                    "description": "Not swapped in: the problems, and the old tools keep serving",
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                },
+                **_errors(("FORBIDDEN", "UNSUPPORTED_MEDIA_TYPE", *(("UNAUTHORIZED",) if secured else ()))),
+            },
+        }
+    }
     paths["/health"] = {
         "get": {
             "tags": ["operations"],
-            "summary": "Status; with verbose=1, collections (documents, disk, last write) and calls per tool",
+            "summary": "Status; with verbose=true, collections (documents, disk, last write) and calls per tool",
             "security": [],
             "parameters": [{"name": "verbose", "in": "query", "required": False, "schema": {"type": "boolean"}}],
             "responses": {
-                "200": {"description": "Status", "content": {"application/json": {"schema": {"type": "object"}}}}
+                "200": {"description": "Status", "content": {"application/json": {"schema": {"type": "object"}}}},
+                **_errors(("VALIDATION_ERROR", "FORBIDDEN")),
             },
         }
     }
@@ -99,7 +261,10 @@ def openapi_document(service: Any, secured: bool = False) -> dict[str, Any]:
             "tags": ["operations"],
             "summary": "Prometheus metrics (text format)",
             **({"security": []} if metrics_public else {}),
-            "responses": {"200": {"description": "Metrics", "content": {"text/plain": {"schema": {"type": "string"}}}}},
+            "responses": {
+                "200": {"description": "Metrics", "content": {"text/plain": {"schema": {"type": "string"}}}},
+                **_errors(("FORBIDDEN", *(("UNAUTHORIZED",) if secured and not metrics_public else ()))),
+            },
         }
     }
     document: dict[str, Any] = {

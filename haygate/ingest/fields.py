@@ -36,6 +36,9 @@ class FieldSpec(BaseModel):
         '"{{ entity_type }}:"; added when the value lacks it, so 598 and "product:598" are one id.',
     )
     case: Literal["lower"] | None = Field(default=None, description="Fold strings to lower case.")
+    required: bool = Field(default=False, description="A record without it is refused (a tool's result needs it).")
+    enum: list[Any] | None = Field(default=None, description="The values it may take (after coercion and case).")
+    default: Any = Field(default=None, description="The value a record without it gets, e.g. [] for a list.")
 
     def model_post_init(self, __context: Any) -> None:
         if self.type == "list" and self.items is None:
@@ -55,11 +58,18 @@ def typed_record(record: dict[str, Any], fields: dict[str, FieldSpec]) -> dict[s
         if value is None:
             value = next((typed[a] for a in spec.aliases if typed.get(a) is not None), None)
         if value is None:
+            if spec.required:
+                raise ValueError(f"field '{name}' is required")
+            if spec.default is not None:
+                typed[name] = spec.default
             continue
         try:
             typed[name] = _field_value(value, spec, typed)
         except ValueError as error:
             raise ValueError(f"field '{name}': {error}") from None
+        if spec.enum is not None and typed[name] not in spec.enum:
+            allowed = ", ".join(map(str, spec.enum))
+            raise ValueError(f"field '{name}': {typed[name]!r} is not one of {allowed}")
     return typed
 
 

@@ -140,10 +140,11 @@ def load_schema(path: Path) -> CollectionSchema:
 
 
 def schema_for(name: str, collections_dir: Path) -> CollectionSchema:
-    """The schema of collection `name` from `collections_dir/<name>.yaml`; NotFoundError lists the known ones."""
+    """The schema of collection `name` from `collections_dir/<name>.yaml`; NotFoundError lists the known ones.
+    A caller's name becomes a path only when it is a declared collection's."""
+    known = sorted(p.stem for p in collections_dir.glob("*.yaml"))
     path = collections_dir / f"{name}.yaml"
-    if not path.exists():
-        known = sorted(p.stem for p in collections_dir.glob("*.yaml"))
+    if name not in known:
         msg = f"unknown collection '{name}'; declared: {', '.join(known) or 'none'} (in {collections_dir.name}/)"
         raise NotFoundError(msg, {"collection": name, "allowed": known})
     schema = load_schema(path)

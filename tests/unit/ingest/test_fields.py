@@ -72,3 +72,15 @@ def test_the_rest_is_refused_with_the_field_and_why(record: dict[str, object], r
 def test_a_list_field_names_its_item_type() -> None:
     with pytest.raises(ValueError, match="needs `items:`"):
         FieldSpec(type="list")
+
+
+def test_a_required_field_an_enum_and_a_default() -> None:
+    fields = {
+        "kind": FieldSpec(type="string", case="lower", enum=["bug", "feature"], required=True),
+        "tags": FieldSpec(type="list", items="string", default=[]),
+    }
+    assert typed_record({"kind": "BUG"}, fields) == {"kind": "bug", "tags": []}
+    with pytest.raises(ValueError, match="field 'kind' is required"):
+        typed_record({"tags": ["x"]}, fields)
+    with pytest.raises(ValueError, match="field 'kind': 'epic' is not one of bug, feature"):
+        typed_record({"kind": "epic"}, fields)

@@ -13,7 +13,14 @@ COLLECTIONS = Path(__file__).resolve().parents[3] / "configs" / "collections"
 
 def test_fields_id_meta_and_constants() -> None:
     document = to_document(
-        {"id": "e1", "type": "decision", "project_id": "p", "content": {"question": "Why?"}, "topics": ["rag"]},
+        {
+            "id": "e1",
+            "type": "decision",
+            "project_id": "p",
+            "content": {"question": "Why?"},
+            "topics": ["rag"],
+            **{"source_id": "s1", "source_title": "S", "chunk_id": "c1"},
+        },
         schema_for("knowledge", COLLECTIONS),
     )
     assert document.id == "e1" and document.content is not None and document.content.startswith("Why?.")
@@ -43,6 +50,7 @@ def test_templates_render_nested_records_on_one_line() -> None:
         {
             "entity_type": "bug",
             "entity_id": "bug:1",
+            "product_id": 1,
             "title": "Crash",
             "actual_result": "It\ncrashes",
             "expected_result": "It works",
