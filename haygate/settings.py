@@ -56,6 +56,7 @@ class Settings(BaseSettings):
     @classmethod
     def _comma_separated(cls, value: object) -> object:
         return tuple(part.strip() for part in value.split(",") if part.strip()) if isinstance(value, str) else value
+
     max_body_bytes: int = Field(default=32 * 1024 * 1024, description="Largest HTTP request body; larger get 413.")
     startup_timeout: float = Field(
         default=120.0, description="How long a call waits for a starting server before UNAVAILABLE (seconds)."
