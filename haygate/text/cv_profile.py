@@ -78,7 +78,13 @@ class SkillVocabulary:
 
     @classmethod
     def load(cls, path: Path) -> "SkillVocabulary":
-        return _load_vocabulary(path.resolve())
+        """The vocabulary in `path`, read once per version of the file: a hot reload sees an edit."""
+        resolved = path.resolve()
+        try:
+            version = resolved.stat().st_mtime_ns
+        except OSError:
+            version = 0  # reading it fails next, with the error a user reads
+        return _load_vocabulary(resolved, version)
 
     @property
     def skills(self) -> list[str]:
@@ -130,8 +136,8 @@ def _alternation(forms: Iterable[str], flags: int) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w+#.])(?:{'|'.join(parts)})(?!{_TOKEN})", flags)
 
 
-@functools.cache
-def _load_vocabulary(path: Path) -> SkillVocabulary:
+@functools.lru_cache(maxsize=8)
+def _load_vocabulary(path: Path, version: int) -> SkillVocabulary:
     try:
         raw = yaml.safe_load(path.read_text()) or {}
     except (OSError, yaml.YAMLError) as error:

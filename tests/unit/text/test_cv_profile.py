@@ -2,6 +2,7 @@
 
 import datetime as dt
 import json
+import os
 import re
 from pathlib import Path
 
@@ -207,3 +208,13 @@ def test_open_ranges_of_undated_real_cvs_are_not_measured_to_today() -> None:
     assert len(errors) >= 15
     assert sum(errors) / len(errors) < 3, errors
     assert overclaimed <= 2, overclaimed
+
+
+def test_an_edited_vocabulary_is_read_again(tmp_path: Path) -> None:
+    """A hot reload builds its components anew: an edit of skills.yaml must reach them."""
+    path = tmp_path / "skills.yaml"
+    path.write_text("Python: [py]\n")
+    assert SkillVocabulary.load(path).skills == ["Python"]
+    path.write_text("Python: [py]\nRust: [rustlang]\n")
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))
+    assert SkillVocabulary.load(path).skills == ["Python", "Rust"]
