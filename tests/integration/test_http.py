@@ -47,8 +47,11 @@ async def test_rest_error_codes(base_url: str) -> None:
         assert bad.json()["error"]["details"]["errors"][0]["maximum"] == 50
         missing = await http.post("/api/tools/nope", json={"query": "x"})
         assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
-        garbage = await http.post("/api/tools/search_docs", content=b"{not json")
+        typed = {"content-type": "application/json"}
+        garbage = await http.post("/api/tools/search_docs", content=b"{not json", headers=typed)
         assert garbage.status_code == 422 and "JSON" in garbage.json()["error"]["message"]
+        untyped = await http.post("/api/tools/search_docs", content=b'{"query": "x"}')  # no content type
+        assert untyped.status_code == 415 and untyped.json()["error"]["code"] == "UNSUPPORTED_MEDIA_TYPE"
         not_object = await http.post("/api/tools/search_docs", json=["query"])
         assert not_object.status_code == 422
 
@@ -61,7 +64,7 @@ async def test_health_and_openapi(gateway: Gateway, base_url: str) -> None:
     operation = spec["paths"]["/api/tools/search_docs"]["post"]
     schema = operation["requestBody"]["content"]["application/json"]["schema"]
     assert schema["properties"]["max_results"]["maximum"] == 50
-    assert set(operation["responses"]) == {"200", "422", "404", "503", "500"}
+    assert set(operation["responses"]) == {"200", "403", "404", "413", "415", "422", "503", "500"}
 
 
 async def test_mcp_over_streamable_http(gateway: Gateway, base_url: str) -> None:

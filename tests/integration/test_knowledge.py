@@ -122,7 +122,7 @@ async def test_a_failing_store_is_an_internal_error_without_internals(samples_di
 async def test_rest_matches_mcp(tenant_gateway: Gateway) -> None:
 
     transport = httpx.ASGITransport(app=http_for(tenant_gateway))
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
         for tool, arguments in [
             ("get_decisions", {"topic": "rag"}),
             ("get_patterns", {"query": "cache embeddings", "limit": 3}),
