@@ -53,7 +53,7 @@ eval: install conformance
 	$(BIN)/python -m pytest --profile eval
 
 lint: install
-	$(BIN)/ruff check haygate server.py tests scripts
+	$(BIN)/ruff check haygate components server.py tests scripts evaluation
 	$(BIN)/mypy
 
 bench: install

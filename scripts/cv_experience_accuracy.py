@@ -26,7 +26,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from haygate.text.cv_profile import (
+# isort: split
+import sys
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's own components/ package
+
+# isort: split
+from components.cv_profile import (
     CvProfile,
     SkillVocabulary,
     cv_profile,

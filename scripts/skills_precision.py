@@ -16,12 +16,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from haygate.evaluation.skills import names_skill
+# isort: split
+import sys
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's own components/ package
+
+# isort: split
+from components.cv_profile import SkillVocabulary
+from components.skills import names_skill
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import ingest_files
 from haygate.settings import Settings
-from haygate.text.cv_profile import SkillVocabulary
 
 DEFAULT_RESUMES = Path(__file__).resolve().parents[2] / "shared" / "data" / "resumes" / "resumes.jsonl"
 DEFAULT_SKILLS = ["Java", "SQL", "Selenium", "Python", "AWS", "Docker", "Jenkins", "SAP", "Azure", "Hadoop"]

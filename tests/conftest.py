@@ -51,6 +51,16 @@ def embedding_model() -> None:
     load_backend(EMBEDDING_MODEL, "onnx", Path(os.environ["HAYGATE_MODEL_CACHE_DIR"]))
 
 
+def copy_project(home: Path, tools: bool = True) -> Path:
+    """A copy of this repository's project at `home`: configs (with or without the tool declarations),
+    pipelines and the project's own components, which its pipelines name."""
+    ignored = shutil.ignore_patterns("tools", "__pycache__") if not tools else shutil.ignore_patterns("__pycache__")
+    shutil.copytree(PROJECT / "configs", home / "configs", ignore=ignored)
+    for folder in ("pipelines", "components"):
+        shutil.copytree(PROJECT / folder, home / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return home
+
+
 def make_settings(data_dir: Path, **values: Any) -> Settings:
     """Settings for a test: explicit values win over any HAYGATE_* variable of the developer's shell."""
     defaults: dict[str, Any] = {
@@ -212,3 +222,19 @@ def pytest_sessionfinish() -> None:
     folder = Path(os.environ["HAYGATE_MODEL_CACHE_DIR"])
     if folder.parent == Path(tempfile.gettempdir()) and folder.name.startswith("haygate-test-models-"):
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def tiny_store(tmp_path: Path) -> Iterator[Any]:
+    """An empty Qdrant Edge collection with 3-d vectors, a keyword index and text indexes: for components."""
+    from haygate.document_stores.edge.document_store import EdgeDocumentStore
+
+    store = EdgeDocumentStore(
+        "tiny",
+        str(tmp_path / "data"),
+        embedding_dim=3,
+        payload_indexes={"meta.record_id": "keyword", "meta.group": "keyword", "meta.terms": "keyword_prefix"},
+        text_fields=["content", "meta.title"],
+    )
+    yield store
+    store.close()

@@ -16,10 +16,13 @@ Stores a loader builds are closed with it (`with Loader(settings) as loader:`).
 
 import hashlib
 import importlib
+import importlib.util
 import inspect
 import json
 import logging
 import re
+import sys
+import threading
 import types
 import typing
 from dataclasses import dataclass
@@ -43,8 +46,10 @@ from haygate.settings import Settings
 
 logger = logging.getLogger(__name__)
 
-# Haystack's own allowlist already admits `haystack` and `haystack_integrations`; we add our package.
-ALLOWED_MODULES = ["haystack", "haystack_integrations", "haygate"]
+# Haystack's own allowlist already admits `haystack` and `haystack_integrations`; we add our package and the
+# project's own `components` package (its home's components/ folder), and nothing else.
+PROJECT_COMPONENTS = "components"
+ALLOWED_MODULES = ["haystack", "haystack_integrations", "haygate", PROJECT_COMPONENTS]
 STORE_PARAMETER = "document_store"
 # Components that keep derived model files (ONNX exports) get the deployment's folder unless YAML names one.
 MODEL_CACHE_PARAMETER = "model_cache_dir"
@@ -120,6 +125,7 @@ class Loader:
     """Builds stores, pipelines and collections from one `Settings`; closes the stores it built."""
 
     def __init__(self, settings: Settings) -> None:
+        use_project_components(Path(settings.home))
         self.settings = settings
         self._stores: dict[str, HybridDocumentStore] = {}
 
@@ -261,6 +267,31 @@ def _read_yaml(path: Path) -> Any:
         raise ConfigurationError(msg, {"file": str(path)}) from error
 
 
+_project_lock = threading.Lock()
+
+
+def use_project_components(home: Path) -> None:
+    """`components` is the home's own package (its components/ folder), for its pipelines to name as
+    `components.<module>.<Class>`. One home per process is the rule; a loader of another home (a test's copy)
+    takes the name over. (Haystack registers a component class by its dotted name, the latest definition
+    winning, so two homes' classes of one name are never told apart in one process.)"""
+    folder = str((home / PROJECT_COMPONENTS).resolve())
+    with _project_lock:
+        current = sys.modules.get(PROJECT_COMPONENTS)
+        if current is not None and list(getattr(current, "__path__", []) or []) == [folder]:
+            return
+        for name in [n for n in sys.modules if n == PROJECT_COMPONENTS or n.startswith(PROJECT_COMPONENTS + ".")]:
+            del sys.modules[name]
+        init = Path(folder) / "__init__.py"
+        if not init.is_file():
+            return  # a type naming `components.` then fails as not existing, and says where they live
+        spec = importlib.util.spec_from_file_location(PROJECT_COMPONENTS, init, submodule_search_locations=[folder])
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[PROJECT_COMPONENTS] = module
+        spec.loader.exec_module(module)
+
+
 def _allowed_class(path: Path, name: str, spec: Any) -> type:
     kind = spec.get("type", "") if isinstance(spec, dict) else ""
     if not isinstance(kind, str) or not any(kind == m or kind.startswith(m + ".") for m in ALLOWED_MODULES):
@@ -273,7 +304,9 @@ def _allowed_class(path: Path, name: str, spec: Any) -> type:
     try:
         cls = getattr(importlib.import_module(module), attribute)
     except (ImportError, AttributeError) as error:
-        msg = f"{path}: component '{name}': type '{kind}' does not exist"
+        project = kind.startswith(PROJECT_COMPONENTS + ".")
+        where = " (a project's own components live in its home's components/ package)" if project else ""
+        msg = f"{path}: component '{name}': type '{kind}' does not exist{where}"
         raise ConfigurationError(msg, {"file": str(path), "component": name}) from error
     if not isinstance(cls, type):
         msg = f"{path}: component '{name}': '{kind}' is not a class"

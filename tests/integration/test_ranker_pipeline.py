@@ -1,7 +1,6 @@
 """The ranker inside search_docs: a configured cross-encoder reranks; a broken one stops a strict server,
 and is left out (and reported) by any other."""
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ from haygate.cli import main
 from haygate.errors import ConfigurationError
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
-from tests.conftest import PROJECT, make_settings
+from tests.conftest import copy_project, make_settings
 
 pytestmark = pytest.mark.integration
 
@@ -19,8 +18,7 @@ pytestmark = pytest.mark.integration
 def home_with_ranker(tmp_path: Path, model: str) -> Path:
     """A copy of the project's configs and pipelines whose search_docs ranker names `model`."""
     home = tmp_path / "home"
-    shutil.copytree(PROJECT / "configs", home / "configs")
-    shutil.copytree(PROJECT / "pipelines", home / "pipelines")
+    copy_project(home)
     path = home / "pipelines" / "tools" / "search_docs.yaml"
     pipeline = yaml.safe_load(path.read_text())
     pipeline["components"]["ranker"]["init_parameters"]["model"] = model

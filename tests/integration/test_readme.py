@@ -36,7 +36,7 @@ from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway, load_tools
 from haygate.ingest.indexer import ingest_files
 from tests.cache import copy_tree
-from tests.conftest import PROJECT, free_port, make_settings
+from tests.conftest import PROJECT, copy_project, free_port, make_settings
 from tests.docs import at_test_scale, block, blocks, commands, expanded
 
 pytestmark = pytest.mark.integration
@@ -296,8 +296,7 @@ def test_the_walkthrough_declares_four_files() -> None:
 @pytest.mark.slow
 def test_the_walkthrough_tool_works(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    shutil.copytree(PROJECT / "configs", home / "configs")
-    shutil.copytree(PROJECT / "pipelines", home / "pipelines")
+    copy_project(home)
     for relative, text in walkthrough_files().items():
         (home / relative).write_text(text)
     notes = [
@@ -438,8 +437,8 @@ def test_pointing_at_a_qdrant_server(tmp_path: Path) -> None:
     export, serve = commands(block("export HAYGATE_QDRANT_URL").text)
     url = export.split("=", 1)[1].split()[0]
     home = tmp_path / "home"
-    for folder in ("configs", "pipelines", "samples/docs"):
-        shutil.copytree(PROJECT / folder, home / folder)
+    copy_project(home)
+    shutil.copytree(PROJECT / "samples" / "docs", home / "samples" / "docs")
     port = free_port()
     env = {
         **os.environ,

@@ -16,7 +16,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from haygate.gateway.loader import Loader
 from haygate.ingest.indexer import ingest_files
-from tests.conftest import PROJECT, make_settings
+from tests.conftest import PROJECT, copy_project, make_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]  # a process of its own: imports torch and Haystack
 
@@ -25,8 +25,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]  # a process of its own
 def home(tmp_path: Path) -> Path:
     """A haygate home whose only tool is `search`, with the sample entities ingested under `data/`."""
     home = tmp_path / "home"
-    shutil.copytree(PROJECT / "pipelines", home / "pipelines")
-    shutil.copytree(PROJECT / "configs", home / "configs", ignore=shutil.ignore_patterns("tools"))
+    copy_project(home, tools=False)
     (home / "configs" / "tools").mkdir()
     shutil.copy(PROJECT / "configs" / "tools" / "search.yaml", home / "configs" / "tools")
     with Loader(make_settings(home / "data", home=home)) as loader:

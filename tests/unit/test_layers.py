@@ -90,3 +90,20 @@ def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
     sneaky.write_text("def f():\n    from haygate.gateway.loader import Loader\n")
     assert imports_of(sneaky) == {"haygate.gateway.loader"}
     assert layer_of("haygate.gateway.loader") > layer_of("haygate.components.query_builder")
+
+
+def test_the_package_never_imports_a_project() -> None:
+    """`haygate` is the machinery; the top-level `components` package is one project's (its home's), which
+    the loader imports by name for that project's pipelines, never by an import in haygate's code."""
+    importers = [module_name(p) for p in MODULES if any(n.split(".")[0] == "components" for n in _all_imports(p))]
+    assert importers == [], importers
+
+
+def _all_imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found

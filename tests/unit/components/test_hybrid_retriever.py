@@ -1,4 +1,3 @@
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ from haygate.document_stores.payload import PASSAGE_EMBEDDINGS
 from haygate.errors import ConfigurationError, FilterError, InvalidRequestError, envelope
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
-from tests.conftest import PROJECT, make_settings
+from tests.conftest import copy_project, make_settings
 
 
 def fill(store: EdgeDocumentStore) -> None:
@@ -345,8 +344,7 @@ class TestHybridRetriever:
 def home_with_retriever(tmp_path: Path, **settings: Any) -> Path:
     """A copy of the project's configs and pipelines whose search_docs retriever has `settings` (None: unset)."""
     home = tmp_path / "home"
-    shutil.copytree(PROJECT / "configs", home / "configs")
-    shutil.copytree(PROJECT / "pipelines", home / "pipelines")
+    copy_project(home)
     path = home / "pipelines" / "tools" / "search_docs.yaml"
     pipeline = yaml.safe_load(path.read_text())
     retriever = pipeline["components"]["retriever"]["init_parameters"]

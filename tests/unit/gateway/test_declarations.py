@@ -1,6 +1,5 @@
 """Tool declarations: typed, described parameters; several tools per file; checked against the pipeline."""
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from haygate.errors import ConfigurationError
 from haygate.gateway.declarations import load_declaration, load_declarations
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import load_tools
+from tests.conftest import copy_project
 
 PROJECT = Path(__file__).resolve().parents[3]
 TOOLS = PROJECT / "configs" / "tools"
@@ -103,8 +103,7 @@ def test_validate_makes_every_check_serve_makes(
 ) -> None:
     """A model that cannot load, a misspelt collection, a tenant tool: validate sees what serve would."""
     home = tmp_path / "home"
-    shutil.copytree(PROJECT / "configs", home / "configs")
-    shutil.copytree(PROJECT / "pipelines", home / "pipelines")
+    copy_project(home)
     docs = home / "pipelines" / "tools" / "search_docs.yaml"
     docs.write_text(docs.read_text().replace("model: null", "model: /nowhere/cross-encoder", 1))
     (home / "configs" / "collections" / "broken.yaml").write_text("name: broken\nrecord: {id: id}\n")

@@ -2,7 +2,6 @@
 envelope, parameter names in errors, tiers."""
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import ingest_files
 from haygate.settings import Settings
+from tests.conftest import copy_project
 
 PROJECT = Path(__file__).resolve().parents[3]
 ENTITIES = [
@@ -96,8 +96,7 @@ def test_unknown_tools_and_the_envelope(gateway: Gateway) -> None:
 def test_errors_name_the_callers_parameter_not_the_socket(settings: Settings, tmp_path: Path) -> None:
     """A component says 'query'; the tool's caller sent 'keywords'."""
     home = tmp_path / "home"
-    shutil.copytree(PROJECT / "configs", home / "configs")
-    shutil.copytree(PROJECT / "pipelines", home / "pipelines")
+    copy_project(home)
     pipeline = yaml.safe_load((home / "pipelines" / "tools" / "search.yaml").read_text())
     pipeline["inputs"]["keywords"] = pipeline["inputs"].pop("query")
     (home / "pipelines" / "tools" / "find.yaml").write_text(yaml.safe_dump(pipeline))

@@ -13,15 +13,14 @@ import yaml
 from haygate.errors import InvalidRequestError, NotFoundError, UnavailableError
 from haygate.gateway.service import GatewayService
 from haygate.settings import Settings
-from tests.conftest import PROJECT, make_settings
+from tests.conftest import PROJECT, copy_project, make_settings
 
 ENTITY = {"entity_type": "bug", "entity_id": "bug:1", "product_id": "product:1", "title": "Zebra tooltip"}
 
 
 def make_home(root: Path) -> Path:
     home = root / "home"
-    shutil.copytree(PROJECT / "pipelines", home / "pipelines")
-    shutil.copytree(PROJECT / "configs", home / "configs", ignore=shutil.ignore_patterns("tools"))
+    copy_project(home, tools=False)
     (home / "configs" / "tools").mkdir()
     for name in ("search.yaml", "admin.yaml"):
         shutil.copy(PROJECT / "configs" / "tools" / name, home / "configs" / "tools")

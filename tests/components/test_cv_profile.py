@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from haygate.errors import ConfigurationError
-from haygate.text.cv_profile import (
+from components.cv_profile import (
     SkillVocabulary,
     cv_profile,
     experience_level,
@@ -18,8 +17,9 @@ from haygate.text.cv_profile import (
     phrases,
     work_history,
 )
+from haygate.errors import ConfigurationError
 
-PROJECT = Path(__file__).resolve().parents[3]
+PROJECT = Path(__file__).resolve().parents[2]
 RESUMES = PROJECT.parent / "shared" / "data" / "resumes" / "resumes.jsonl"
 AS_OF = dt.date(2026, 11, 1)
 LEVELS = ["junior", "mid", "senior"]

@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 from haystack import Document, component, default_from_dict, default_to_dict
 
+from components.cv_profile import CV, PHRASE, MatchMethod, SkillVocabulary, normalise
 from haygate.components.dense_text_embedder import DenseTextEmbedder
 from haygate.components.models import DEFAULT_MODEL
 from haygate.document_stores.hybrid import DENSE, HybridDocumentStore, HybridQuery, check_store
 from haygate.errors import ConfigurationError
-from haygate.text.cv_profile import CV, PHRASE, MatchMethod, SkillVocabulary, normalise
 
 
 @dataclass(frozen=True)

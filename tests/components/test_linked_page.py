@@ -1,6 +1,6 @@
 from haystack import Document
 
-from haygate.components.linked_page import LinkedPage
+from components.linked_page import LinkedPage
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 
 

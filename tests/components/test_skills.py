@@ -1,7 +1,7 @@
-"""The relevance rule of the skill judged sets (`haygate.evaluation.skills`)."""
+"""The relevance rule of the skill judged sets (`components.skills`)."""
 
-from haygate.evaluation.skills import names_skill
-from haygate.text.cv_profile import SkillVocabulary
+from components.cv_profile import SkillVocabulary
+from components.skills import names_skill
 from tests.conftest import PROJECT
 
 VOCABULARY = SkillVocabulary.load(PROJECT / "configs" / "skills.yaml")

@@ -3,9 +3,9 @@
 import pytest
 from haystack import Document
 
-from haygate.components.cv_profiler import CvProfiler
+from components.cv_profiler import CvProfiler
 from haygate.errors import InvalidRecordError
-from tests.unit.components.cvs import CVS, VOCABULARY
+from tests.components.cvs import CVS, VOCABULARY
 
 
 @pytest.fixture(scope="module")

@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 from haystack import Document, component, default_from_dict, default_to_dict
 
+from components.cv_profile import PHRASE, PHRASE_WORDS, SkillVocabulary, cv_profile, phrases
 from haygate.components.dense_text_embedder import DenseTextEmbedder
 from haygate.components.models import DEFAULT_MODEL
 from haygate.errors import InvalidRecordError
-from haygate.text.cv_profile import PHRASE, PHRASE_WORDS, SkillVocabulary, cv_profile, phrases
 
 
 @component

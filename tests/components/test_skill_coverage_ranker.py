@@ -5,11 +5,11 @@ from haystack import Document
 from hypothesis import given
 from hypothesis import strategies as st
 
-from haygate.components.cv_profiler import CvProfiler
-from haygate.components.skill_coverage_ranker import SkillCoverageRanker, match_score
+from components.cv_profiler import CvProfiler
+from components.skill_coverage_ranker import SkillCoverageRanker, match_score
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.errors import ConfigurationError
-from tests.unit.components.cvs import CVS, VOCABULARY
+from tests.components.cvs import CVS, VOCABULARY
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 import re
 from typing import Any
 
-from haygate.text.cv_profile import SkillVocabulary
+from components.cv_profile import SkillVocabulary
 
 
 def names_skill(record: dict[str, Any], skill: str, vocabulary: SkillVocabulary) -> bool:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from haystack import Document
 
-VOCABULARY = Path(__file__).resolve().parents[3] / "configs" / "skills.yaml"
+VOCABULARY = Path(__file__).resolve().parents[2] / "configs" / "skills.yaml"
 CVS = [
     Document(
         id="cv1",
