@@ -33,14 +33,24 @@ WARM_UP_GRACE = 1.0  # seconds the model loading waits for a client's handshake 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.handler == "cmd_init":
+        return cmd_init(args)
     from haygate.gateway.telemetry import configure_logging
     from haygate.remote import forward
     from haygate.settings import Settings
 
-    settings = Settings()
+    settings = Settings(**({"home": args.home.resolve()} if args.home else {}))
     configure_logging(settings, verbose=args.verbose)
     with contextlib.suppress(ValueError, OSError):  # stderr without a file descriptor (captured in a test)
         faulthandler.enable()  # a fatal signal that no check foresaw still says where it struck
+    if not settings.has_project and not getattr(args, "server", None) and args.handler != "cmd_extract":
+        given = bool(args.home or os.environ.get("HAYGATE_HOME"))
+        print(f"error: {no_project(settings.home, given)}", file=sys.stderr)
+        return EXIT_CONFIG
+    if args.handler in (cmd_serve, "cmd_validate") and not any(settings.tools_dir.glob("*.yaml")):
+        msg = f"{settings.tools_dir} declares no tool: add a declaration there, or start from `haygate init DIR`"
+        print(f"error: {msg}", file=sys.stderr)
+        return EXIT_CONFIG
     try:
         if args.handler is cmd_serve:
             return cmd_serve(args, settings)
@@ -60,6 +70,29 @@ def main(argv: list[str] | None = None) -> int:
     except HaygateError as error:
         print(json.dumps(envelope(error)[1]), file=sys.stderr)  # what a client of the server would see
         return EXIT_FAILED
+
+
+def no_project(home: Path, given: bool) -> str:
+    """What a user reads when there is no project to work on, and what to do about it."""
+    where = f"{home} is not a haygate project" if given else f"no haygate project in {home} or above it"
+    return (
+        f"{where} (a project holds configs/tools/); create one with `haygate init DIR`, "
+        "or point at one with --home DIR or HAYGATE_HOME"
+    )
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from haygate.templates import TemplateError, init_project
+
+    target = args.directory.resolve()
+    try:
+        written = init_project(target, args.template)
+    except TemplateError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    print(f"created a haygate project ({args.template}) in {target}: {', '.join(written)}")
+    print(f"next: cd {args.directory} && haygate ingest --samples && haygate serve --http")
+    return EXIT_OK
 
 
 def _commands() -> ModuleType:
@@ -88,15 +121,31 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="haygate", description=__doc__)
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging (to stderr)")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    home = argparse.ArgumentParser(add_help=False)
+    home.add_argument(
+        "--home",
+        type=Path,
+        default=None,
+        help="the project folder (default: HAYGATE_HOME, else this folder or the nearest above it with configs/tools/)",
+    )
 
-    serve = commands.add_parser("serve", help="serve MCP over stdio, or over HTTP with REST (--http)")
+    init = commands.add_parser("init", help="write a new project into DIR (minimal: docs search; full: the example)")
+    init.add_argument("directory", type=Path, help="a new or empty folder")
+    init.add_argument("--template", choices=["minimal", "full"], default="minimal")
+    init.set_defaults(handler="cmd_init", home=None)
+
+    serve = commands.add_parser(
+        parents=[home], name="serve", help="serve MCP over stdio, or over HTTP with REST (--http)"
+    )
     serve.add_argument("--http", action="store_true", help="streamable HTTP at /mcp plus REST")
     serve.add_argument("--host", default=None, help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=None, help="port (default 8000)")
     serve.add_argument("--strict", action="store_true", help="refuse to serve if any tool or model is broken")
     serve.set_defaults(handler=cmd_serve)
 
-    ingest = commands.add_parser("ingest", help="ingest JSONL, CSV or Markdown files into a collection")
+    ingest = commands.add_parser(
+        parents=[home], name="ingest", help="ingest JSONL, CSV or Markdown files into a collection"
+    )
     ingest.add_argument("collection", nargs="?", help="collection name (configs/collections/NAME.yaml)")
     ingest.add_argument("files", nargs="*", type=Path, help="files to ingest")
     ingest.add_argument("--samples", action="store_true", help="ingest the bundled sample collections")
@@ -107,48 +156,60 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--server", help="write through this haygate server (default: the local one, if it runs)")
     ingest.set_defaults(handler="cmd_ingest")
 
-    delete = commands.add_parser("delete", help="delete records (and all their chunks) by id")
+    delete = commands.add_parser(parents=[home], name="delete", help="delete records (and all their chunks) by id")
     delete.add_argument("collection")
     delete.add_argument("ids", nargs="+")
     delete.add_argument("--server", help="delete through this haygate server (default: the local one, if it runs)")
     delete.set_defaults(handler="cmd_delete")
 
-    extract = commands.add_parser("extract", help="derive knowledge extractions from a documentation corpus")
+    extract = commands.add_parser(
+        parents=[home], name="extract", help="derive knowledge extractions from a documentation corpus"
+    )
     extract.add_argument("corpus", choices=["haystack-docs"], help="which corpus format")
     extract.add_argument("source", type=Path, help="the corpus file, e.g. ../shared/data/haystack-docs/sections.jsonl")
     extract.add_argument("--out", type=Path, default=Path("extractions.jsonl"), help="JSONL to write")
     extract.add_argument("--project", default="haystack-docs", help="project_id (tenant) of the extractions")
     extract.set_defaults(handler="cmd_extract")
 
-    optimize = commands.add_parser("optimize", help="compact a collection (merge segments, build indexes)")
+    optimize = commands.add_parser(
+        parents=[home], name="optimize", help="compact a collection (merge segments, build indexes)"
+    )
     optimize.add_argument("collection")
     optimize.set_defaults(handler="cmd_optimize")
 
     repair = commands.add_parser(
-        "repair", help="rebuild a damaged embedded collection from what can be read (keeps the damaged copy)"
+        parents=[home],
+        name="repair",
+        help="rebuild a damaged embedded collection from what can be read (keeps the damaged copy)",
     )
     repair.add_argument("collection")
     repair.add_argument("--force", action="store_true", help="rebuild even a collection that opens cleanly")
     repair.set_defaults(handler="cmd_repair")
 
-    validate = commands.add_parser("validate", help="check tool declarations and their pipelines")
+    validate = commands.add_parser(parents=[home], name="validate", help="check tool declarations and their pipelines")
     validate.add_argument("files", nargs="*", type=Path, help="declarations (default: configs/tools/*.yaml)")
     validate.set_defaults(handler="cmd_validate")
 
-    call = commands.add_parser("call", help="run one tool in-process and print its structured result")
+    call = commands.add_parser(
+        parents=[home], name="call", help="run one tool in-process and print its structured result"
+    )
     call.add_argument("tool")
     call.add_argument("--json", dest="arguments", default="{}", help="arguments as a JSON object")
     call.add_argument("--server", help="call this haygate server (default: the local one, if it runs)")
     call.set_defaults(handler="cmd_call")
 
     stats = commands.add_parser(
-        "stats", help="per collection its documents, disk use and last write; per tool its calls and p50/p95"
+        parents=[home],
+        name="stats",
+        help="per collection its documents, disk use and last write; per tool its calls and p50/p95",
     )
     stats.add_argument("--server", help="ask this haygate server (default: the local one, if it runs)")
     stats.add_argument("--json", action="store_true", help="print the figures as JSON")
     stats.set_defaults(handler="cmd_stats")
 
-    evaluate = commands.add_parser("eval", help="evaluate pipelines or a served tool on a judged BEIR-layout set")
+    evaluate = commands.add_parser(
+        parents=[home], name="eval", help="evaluate pipelines or a served tool on a judged BEIR-layout set"
+    )
     judged = evaluate.add_mutually_exclusive_group(required=True)
     judged.add_argument("--dataset", type=Path, help="folder with corpus.jsonl, queries.jsonl, qrels/")
     judged.add_argument("--judged", type=Path, help="a tool's judged set: queries.jsonl, qrels/, eval.yaml")
@@ -167,7 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--no-progress", action="store_true")
     evaluate.set_defaults(handler="cmd_eval")
 
-    tune = commands.add_parser("tune", help="grid-search pipeline parameters on a split; write the best as YAML")
+    tune = commands.add_parser(
+        parents=[home], name="tune", help="grid-search pipeline parameters on a split; write the best as YAML"
+    )
     tune.add_argument("--dataset", type=Path, required=True)
     tune.add_argument("--split", default="train")
     tune.add_argument("--pipeline", type=Path, required=True)

@@ -7,12 +7,21 @@ from the offline defaults `haygate._env` sets (with `setdefault`) before Haystac
 """
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_MARKER = Path("configs") / "tools"  # what makes a folder a haygate project home
+
+
+def find_home(start: Path) -> Path | None:
+    """The folder at or above `start` that holds configs/tools/ (as git finds its repository), or None."""
+    for folder in (start, *start.parents):
+        if (folder / PROJECT_MARKER).is_dir():
+            return folder
+    return None
+
 
 Tier = Literal["public", "internal", "admin"]
 TIER_ORDER: dict[str, int] = {"public": 0, "internal": 1, "admin": 2}
@@ -23,8 +32,15 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="HAYGATE_", extra="ignore", frozen=True)
 
-    home: Path = Field(default=PROJECT_ROOT, description="Folder holding configs/ and pipelines/.")
-    data_dir: Path = Field(default=PROJECT_ROOT / "data", description="Where embedded shards live.")
+    home: Path = Field(
+        default_factory=Path.cwd,  # a placeholder: `_home_and_data` always sets it
+        description="The project: the folder holding configs/ and pipelines/ (default: the current folder or the "
+        "nearest one above it that holds configs/tools/)."
+    )
+    data_dir: Path = Field(
+        default_factory=Path.cwd,  # a placeholder: `_home_and_data` always sets it
+        description="Where embedded shards live (default: <home>/data).",
+    )
     qdrant_url: str | None = Field(default=None, description="Use a Qdrant server instead of Qdrant Edge.")
     qdrant_api_key: str | None = Field(default=None, description="API key for that server.")
     token: str | None = Field(default=None, description="Bearer token required on HTTP when set.")
@@ -33,6 +49,21 @@ class Settings(BaseSettings):
         default="default",
         description='Tenant key applied server-side ("default", as spec 001 has it); empty hides tenant-scoped tools.',
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _home_and_data(cls, values: Any) -> Any:
+        """No home given: the nearest project at or above the current folder, else the current folder itself
+        (`has_project` then says there is none); no data dir: the home's data/."""
+        if not isinstance(values, dict):
+            return values
+        values = dict(values)
+        if values.get("home") in (None, ""):
+            here = Path.cwd()
+            values["home"] = find_home(here) or here
+        if values.get("data_dir") in (None, ""):
+            values["data_dir"] = Path(values["home"]) / "data"
+        return values
 
     @field_validator("project_id", mode="before")
     @classmethod
@@ -90,6 +121,10 @@ class Settings(BaseSettings):
     @property
     def models_dir(self) -> Path:
         return self.model_cache_dir or self.data_dir / ".models"
+
+    @property
+    def has_project(self) -> bool:
+        return (self.home / PROJECT_MARKER).is_dir()
 
     @property
     def tools_dir(self) -> Path:

@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "haygate"
 
 # Lowest first. A module may import its own layer and the layers below it.
 LAYERS = [
-    ["haygate", "haygate._env", "haygate.errors", "haygate.settings"],
+    ["haygate", "haygate._env", "haygate.errors", "haygate.settings", "haygate.templates"],
     ["haygate.text"],
     ["haygate.document_stores"],
     ["haygate.components"],

@@ -1,0 +1,185 @@
+"""haygate as a user meets it: the wheel built from this checkout, installed into a fresh virtual environment
+outside it, run from folders that are not the repository. No network: the dependencies come from this
+checkout's environment (a `.pth` line, so the fresh one's own site-packages holds haygate alone, from the
+wheel), which is what a user's `pip install haygate` would have put there."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from tests.cache import copy_tree
+from tests.conftest import PROJECT, free_port
+from tests.integration.test_readme import stop, wait_until_ready
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+WAIT = 120
+
+
+@dataclass(frozen=True)
+class Installed:
+    bin: Path  # the fresh environment's bin/
+    env: dict[str, str]
+
+    def haygate(self, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(self.bin / "haygate"), *args], cwd=cwd, env=self.env, capture_output=True, text=True, timeout=WAIT
+        )
+
+
+def tracked_files() -> list[str]:
+    """The checkout's files as a build sees them: tracked, or new and not ignored."""
+    command = ["git", "ls-files", "--cached", "--others", "--exclude-standard"]
+    listed = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, check=True).stdout
+    return [line for line in listed.splitlines() if (PROJECT / line).is_file()]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """The wheel, built from a copy of the checkout's files (a build writes build/ and *.egg-info beside its
+    sources), installed with no dependencies and no index into a new environment in a temp folder."""
+    root = tmp_path_factory.mktemp("wheel")
+    source = root / "source"
+    for relative in tracked_files():
+        (source / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(PROJECT / relative, source / relative)
+    build = [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(root / "dist"), str(source)]
+    built = subprocess.run(build, capture_output=True, text=True, timeout=WAIT)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    [wheel] = (root / "dist").glob("haygate-*.whl")
+    venv.EnvBuilder(with_pip=True).create(root / "env")
+    bin_dir = root / "env" / "bin"
+    fresh_site = subprocess.run(
+        [str(bin_dir / "python"), "-c", "import site; print(site.getsitepackages()[0])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    ours = next(p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir())
+    (Path(fresh_site) / "haygate-dependencies.pth").write_text(ours + "\n")
+    install = [str(bin_dir / "python"), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)]
+    done = subprocess.run(install, capture_output=True, text=True, timeout=WAIT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HAYGATE_") or k == "HAYGATE_MODEL_CACHE_DIR"}
+    return Installed(bin_dir, env)
+
+
+def test_the_installed_package_is_the_wheel_not_the_checkout(installed: Installed, tmp_path: Path) -> None:
+    where = subprocess.run(
+        [str(installed.bin / "python"), "-c", "import haygate; print(haygate.__file__)"],
+        cwd=tmp_path,
+        env=installed.env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert where.startswith(str(installed.bin.parent)) and str(PROJECT) not in where
+
+
+def test_an_empty_folder_says_what_to_do(installed: Installed, tmp_path: Path) -> None:
+    for args in (("validate",), ("serve", "--http"), ("serve",), ("call", "search_docs"), ("ingest", "--samples")):
+        done = installed.haygate(*args, cwd=tmp_path)
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert "no haygate project in" in done.stderr and "haygate init" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+    elsewhere = installed.haygate("validate", "--home", str(tmp_path / "nowhere"), cwd=tmp_path)
+    assert elsewhere.returncode == 2 and "nowhere is not a haygate project" in elsewhere.stderr
+    (tmp_path / "project" / "configs" / "tools").mkdir(parents=True)
+    empty = installed.haygate("serve", "--http", "--home", str(tmp_path / "project"), cwd=tmp_path)
+    assert empty.returncode == 2 and "declares no tool" in empty.stderr, empty.stderr
+    assert "Traceback" not in empty.stderr
+    assert installed.haygate("init", str(tmp_path / "project"), cwd=tmp_path).returncode == 2  # not empty
+
+
+def example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's smallest call: each required parameter with its first declared example."""
+    properties = schema.get("properties", {})
+    return {name: properties[name]["examples"][0] for name in schema.get("required", [])}
+
+
+async def stdio_calls(installed: Installed, home: Path) -> dict[str, Any]:
+    """Every tool over stdio with the official `mcp` client, the server started from another folder."""
+    parameters = StdioServerParameters(
+        command=str(installed.bin / "haygate"), args=["serve", "--home", str(home)], env=installed.env, cwd="/"
+    )
+    answers = {}
+    async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        for tool in (await session.list_tools()).tools:
+            result = await session.call_tool(tool.name, example_arguments(tool.inputSchema))
+            assert result.isError is False, (tool.name, result.content)
+            answers[tool.name] = result.structuredContent
+    return answers
+
+
+@pytest.fixture(scope="module")
+def full_project(installed: Installed, tmp_path_factory: pytest.TempPathFactory, ingested_samples: Path) -> Path:
+    """`init --template full`, its samples ingested (on a copy of the ingested samples, so `ingest --samples`
+    finds every record of this very configuration already there)."""
+    home = tmp_path_factory.mktemp("projects") / "example"
+    done = installed.haygate("init", str(home), "--template", "full", cwd=home.parent)
+    assert done.returncode == 0, done.stderr
+    copy_tree(ingested_samples, home / "data")
+    ingest = installed.haygate("ingest", "--samples", "--no-progress", cwd=home)
+    assert ingest.returncode == 0 and " new or changed" in ingest.stderr, ingest.stderr[-2000:]
+    return home
+
+
+@pytest.mark.budget(90, "init, an ingest of the docs samples with the model, stdio and HTTP servers")
+def test_the_minimal_template_from_init_to_results(installed: Installed, tmp_path: Path) -> None:
+    made = installed.haygate("init", "docs-project", cwd=tmp_path)
+    assert made.returncode == 0 and "haygate ingest --samples" in made.stdout, made.stderr
+    home = tmp_path / "docs-project"
+    assert sorted(p.name for p in home.iterdir()) == [
+        ".gitignore",
+        "README.md",
+        "components",
+        "configs",
+        "pipelines",
+        "samples",
+    ]
+    ingest = installed.haygate("ingest", "--samples", "--no-progress", cwd=home / "samples")  # found from below
+    assert ingest.returncode == 0 and "docs: 10 records read, 10 new or changed" in ingest.stderr, ingest.stderr
+    validated = installed.haygate("validate", "--home", str(home), cwd=tmp_path)
+    assert validated.returncode == 0 and "ok  search_docs" in validated.stdout, validated.stdout + validated.stderr
+    answers = anyio.run(stdio_calls, installed, home)
+    assert list(answers) == ["search_docs"] and answers["search_docs"]["results"]
+
+
+@pytest.mark.budget(90, "the full example's eight tools over stdio and over HTTP")
+def test_the_full_template_serves_every_tool_over_stdio_and_http(installed: Installed, full_project: Path) -> None:
+    answers = anyio.run(stdio_calls, installed, full_project)
+    assert set(answers) >= {"search_docs", "search", "search_by_skills", "memory_search", "get_decisions"}
+    port = free_port()
+    log = full_project / "serve.log"
+    with log.open("wb") as sink:
+        server = subprocess.Popen(
+            [str(installed.bin / "haygate"), "serve", "--http", "--port", str(port), "--home", str(full_project)],
+            env=installed.env,
+            cwd="/",
+            stdout=sink,
+            stderr=sink,
+            start_new_session=True,
+        )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_until_ready(url, server, log)
+        document = httpx.get(f"{url}/openapi.json").json()
+        for name in answers:
+            example = document["paths"][f"/api/tools/{name}"]["post"]["requestBody"]["content"]["application/json"]
+            answer = httpx.post(f"{url}/api/tools/{name}", json=example["examples"]["example"]["value"], timeout=60)
+            assert answer.status_code == 200, (name, answer.text[:500])
+            assert json.dumps(answer.json(), sort_keys=True) == json.dumps(answers[name], sort_keys=True), name
+    finally:
+        stop(server)
