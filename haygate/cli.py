@@ -35,29 +35,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.handler == "cmd_init":
         return cmd_init(args)
-    from haygate.gateway.telemetry import configure_logging
-    from haygate.remote import forward
-    from haygate.settings import Settings
+    from haygate.home import environment
+    from haygate.logs import configure_logging
 
-    settings = Settings(**({"home": args.home.resolve()} if args.home else {}))
-    configure_logging(settings, verbose=args.verbose)
+    configure_logging(environment("LOG_FORMAT"), verbose=args.verbose)
     with contextlib.suppress(ValueError, OSError):  # stderr without a file descriptor (captured in a test)
         faulthandler.enable()  # a fatal signal that no check foresaw still says where it struck
-    if not settings.has_project and not getattr(args, "server", None) and args.handler != "cmd_extract":
-        given = bool(args.home or os.environ.get("HAYGATE_HOME"))
-        print(f"error: {no_project(settings.home, given)}", file=sys.stderr)
-        return EXIT_CONFIG
-    if args.handler in (cmd_serve, "cmd_validate") and not any(settings.tools_dir.glob("*.yaml")):
-        msg = f"{settings.tools_dir} declares no tool: add a declaration there, or start from `haygate init DIR`"
-        print(f"error: {msg}", file=sys.stderr)
-        return EXIT_CONFIG
     try:
-        if args.handler is cmd_serve:
-            return cmd_serve(args, settings)
-        forwarded = forward(args.handler, args, settings)
-        if forwarded is not None:
-            return forwarded
-        return int(getattr(_commands(), args.handler)(args, settings) or 0)
+        return run(args)
     except StoreInUseError as error:
         print(f"error: {error.message}", file=sys.stderr)
         return EXIT_IN_USE
@@ -70,6 +55,33 @@ def main(argv: list[str] | None = None) -> int:
     except HaygateError as error:
         print(json.dumps(envelope(error)[1]), file=sys.stderr)  # what a client of the server would see
         return EXIT_FAILED
+
+
+def run(args: argparse.Namespace) -> int:
+    """A command a running server takes over goes to it with what `haygate.home` finds (no pydantic, no
+    Haystack); anything else builds the settings and runs here."""
+    from haygate.remote import FORWARDED, forward
+
+    if args.handler in FORWARDED:
+        from haygate.home import locate
+
+        forwarded = forward(args.handler, args, locate(args.home))
+        if forwarded is not None:
+            return forwarded
+    from haygate.settings import Settings
+
+    settings = Settings(**({"home": args.home.resolve()} if args.home else {}))
+    if not settings.has_project and args.handler != "cmd_extract":
+        given = bool(args.home or os.environ.get("HAYGATE_HOME"))
+        print(f"error: {no_project(settings.home, given)}", file=sys.stderr)
+        return EXIT_CONFIG
+    if args.handler in (cmd_serve, "cmd_validate") and not any(settings.tools_dir.glob("*.yaml")):
+        msg = f"{settings.tools_dir} declares no tool: add a declaration there, or start from `haygate init DIR`"
+        print(f"error: {msg}", file=sys.stderr)
+        return EXIT_CONFIG
+    if args.handler is cmd_serve:
+        return cmd_serve(args, settings)
+    return int(getattr(_commands(), args.handler)(args, settings) or 0)
 
 
 def no_project(home: Path, given: bool) -> str:

@@ -30,7 +30,7 @@ EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     """Ingest here: no server holds the data dir (`haygate.remote` went through one if it did)."""
-    jobs = ingest_jobs(args, settings)
+    jobs = ingest_jobs(args, settings.home)
     if jobs is None:
         return EXIT_CONFIG
     failed = False

@@ -14,32 +14,30 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tqdm import tqdm
-
 from haygate.gateway.client import ServerClient, local_server
+from haygate.home import Place
 from haygate.ingest.readers import read_records, sample_files
 from haygate.ingest.report import BATCH_RECORDS, PROGRESS_SECONDS, IngestReport, Pacer, Refusal
-from haygate.settings import Settings
 
 logger = logging.getLogger("haygate")
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 
 
-def server_for(args: argparse.Namespace, settings: Settings) -> ServerClient | None:
+def server_for(args: argparse.Namespace, place: Place) -> ServerClient | None:
     """The server to go through: `--server URL`, or the local one that holds the data dir, if any."""
     if getattr(args, "server", None):
-        return ServerClient(args.server, token=settings.token)
-    client = local_server(settings.data_dir)
+        return ServerClient(args.server, token=place.token)
+    client = local_server(place.data_dir)
     if client is not None:
-        logger.info("a haygate server holds %s: going through it (%s)", settings.data_dir, client.where)
+        logger.info("a haygate server holds %s: going through it (%s)", place.data_dir, client.where)
     return client
 
 
-def ingest_jobs(args: argparse.Namespace, settings: Settings) -> dict[str, list[Path]] | None:
+def ingest_jobs(args: argparse.Namespace, home: Path) -> dict[str, list[Path]] | None:
     """What `haygate ingest` was asked to ingest, per collection; None when it was not told."""
     if args.samples:
-        return sample_files(settings.home / "samples", settings.collections_dir)
+        return sample_files(home / "samples", home / "configs" / "collections")
     if args.collection and args.files:
         return {args.collection: list(args.files)}
     print("error: give COLLECTION FILE... or --samples", file=sys.stderr)
@@ -54,8 +52,8 @@ def print_report(report: IngestReport) -> None:
     print(report.summary(), file=sys.stderr)
 
 
-def ingest(args: argparse.Namespace, settings: Settings, client: ServerClient) -> int:
-    jobs = ingest_jobs(args, settings)
+def ingest(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
+    jobs = ingest_jobs(args, place.home)
     if jobs is None:
         return EXIT_CONFIG
     failed = False
@@ -69,6 +67,8 @@ def ingest(args: argparse.Namespace, settings: Settings, client: ServerClient) -
 def ingest_through(client: ServerClient, collection: str, files: list[Path], progress: bool) -> IngestReport:
     """The files' records, read here and written by the server in requests sized as a local ingest sizes its
     batches (`Pacer`); refusals keep their file:line."""
+    from tqdm import tqdm  # a progress bar is for an ingest, not for every command
+
     report = IngestReport(collection)
     records = [record for path in files for record in read_records(path)]
     pacer = Pacer(PROGRESS_SECONDS) if progress else None
@@ -99,7 +99,7 @@ def ingest_through(client: ServerClient, collection: str, files: list[Path], pro
     return report
 
 
-def delete(args: argparse.Namespace, settings: Settings, client: ServerClient) -> int:
+def delete(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
     answer = client.delete(args.collection, args.ids)
     return report_deleted(args.collection, args.ids, answer["points"], answer["missing"])
 
@@ -120,7 +120,7 @@ def parse_arguments(text: str) -> object:
         raise ValueError(f"--json is not valid JSON: {error}") from None
 
 
-def call(args: argparse.Namespace, settings: Settings, client: ServerClient) -> int:
+def call(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
     try:
         arguments = parse_arguments(args.arguments)
     except ValueError as error:
@@ -130,7 +130,7 @@ def call(args: argparse.Namespace, settings: Settings, client: ServerClient) -> 
     return EXIT_OK
 
 
-def stats(args: argparse.Namespace, settings: Settings, client: ServerClient) -> int:
+def stats(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
     return print_stats(client.health(verbose=True), args.json, server=True)
 
 
@@ -156,18 +156,18 @@ def print_stats(figures: dict, as_json: bool, server: bool) -> int:
     return EXIT_OK
 
 
-Forwarded = Callable[[argparse.Namespace, Settings, ServerClient], int]
+Forwarded = Callable[[argparse.Namespace, Place, ServerClient], int]
 FORWARDED: dict[str, Forwarded] = {"cmd_call": call, "cmd_ingest": ingest, "cmd_delete": delete, "cmd_stats": stats}
 
 
-def forward(handler: str, args: argparse.Namespace, settings: Settings) -> int | None:
+def forward(handler: str, args: argparse.Namespace, place: Place) -> int | None:
     """Run the command through a server when one is to be used; None when there is none (run it here)."""
     if handler not in FORWARDED:
         return None
-    client = server_for(args, settings)
+    client = server_for(args, place)
     if client is None:
         return None
     try:
-        return FORWARDED[handler](args, settings, client)
+        return FORWARDED[handler](args, place, client)
     finally:
         client.close()

@@ -12,16 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-PROJECT_MARKER = Path("configs") / "tools"  # what makes a folder a haygate project home
-
-
-def find_home(start: Path) -> Path | None:
-    """The folder at or above `start` that holds configs/tools/ (as git finds its repository), or None."""
-    for folder in (start, *start.parents):
-        if (folder / PROJECT_MARKER).is_dir():
-            return folder
-    return None
-
+from haygate.home import PROJECT_MARKER, default_home
 
 Tier = Literal["public", "internal", "admin"]
 TIER_ORDER: dict[str, int] = {"public": 0, "internal": 1, "admin": 2}
@@ -35,7 +26,7 @@ class Settings(BaseSettings):
     home: Path = Field(
         default_factory=Path.cwd,  # a placeholder: `_home_and_data` always sets it
         description="The project: the folder holding configs/ and pipelines/ (default: the current folder or the "
-        "nearest one above it that holds configs/tools/)."
+        "nearest one above it that holds configs/tools/).",
     )
     data_dir: Path = Field(
         default_factory=Path.cwd,  # a placeholder: `_home_and_data` always sets it
@@ -59,8 +50,7 @@ class Settings(BaseSettings):
             return values
         values = dict(values)
         if values.get("home") in (None, ""):
-            here = Path.cwd()
-            values["home"] = find_home(here) or here
+            values["home"] = default_home()
         if values.get("data_dir") in (None, ""):
             values["data_dir"] = Path(values["home"]) / "data"
         return values

@@ -29,9 +29,10 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.gateway.service import GatewayService
-from haygate.gateway.telemetry import Telemetry, log_handler
+from haygate.gateway.telemetry import Telemetry
 from haygate.ingest.indexer import ingest_files
 from haygate.ingest.readers import sample_files
+from haygate.logs import log_handler
 from haygate.settings import Settings
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -85,7 +86,7 @@ def main() -> None:
         log_file = data_dir / "calls.jsonl"
         with log_file.open("w") as sink:
             on_settings = base.model_copy(update={"telemetry": True, "log_format": "json"})
-            handler = log_handler(on_settings, sink)
+            handler = log_handler(on_settings.log_format, sink)
             logging.getLogger("haygate.calls").addHandler(handler)
             logging.getLogger("haygate.calls").setLevel(logging.INFO)
             on = GatewayService.serving(

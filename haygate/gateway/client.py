@@ -1,60 +1,101 @@
 """The `haygate` command's way to a running server: its local Unix socket, or `--server URL`.
 
 While a server holds a data dir, the CLI never opens its shards: it sends what it would have done to the
-server, which does it with the same code (the collection's ingest, the tool's pipeline).
+server, which does it with the same code (the collection's ingest, the tool's pipeline). The client is the
+standard library's `http.client`: a command a server answers should cost a round trip, not the import of an
+HTTP stack (httpx and its HTTP/2 parts take longer to import than the call takes).
 """
 
+import http.client
+import json
+import socket
 from pathlib import Path
 from typing import Any
-
-import httpx
+from urllib.parse import urlencode, urlsplit
 
 from haygate.errors import BY_CODE, InternalError, UnavailableError
 from haygate.gateway.endpoint import read_endpoint
 
-TIMEOUT = httpx.Timeout(600.0, connect=10.0)  # a write waits for embedding; a starting server for its models
+TIMEOUT = 600.0  # a write waits for embedding; a starting server for its models
+CONNECT_TIMEOUT = 10.0
+
+
+class UnixConnection(http.client.HTTPConnection):
+    """HTTP over the local server's Unix socket (only its owner can open it)."""
+
+    def __init__(self, path: str, timeout: float) -> None:
+        super().__init__("haygate.local", timeout=timeout)
+        self.socket_path = path
+
+    def connect(self) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(CONNECT_TIMEOUT)
+        self.sock.connect(self.socket_path)
+        self.sock.settimeout(self.timeout)
 
 
 class ServerClient:
     def __init__(self, url: str, token: str | None = None, socket: str | None = None) -> None:
-        transport = httpx.HTTPTransport(uds=socket) if socket else None
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.where = f"unix:{socket}" if socket else url
-        self._http = httpx.Client(base_url=url, transport=transport, headers=headers, timeout=TIMEOUT)
+        self._socket = socket
+        self._url = urlsplit(url)
+        self._headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._connection: http.client.HTTPConnection | None = None
+
+    def _connect(self) -> http.client.HTTPConnection:
+        if self._connection is None:
+            if self._socket:
+                self._connection = UnixConnection(self._socket, TIMEOUT)
+            else:
+                kind = http.client.HTTPSConnection if self._url.scheme == "https" else http.client.HTTPConnection
+                self._connection = kind(self._url.hostname or "localhost", self._url.port, timeout=TIMEOUT)
+        return self._connection
 
     def close(self) -> None:
-        self._http.close()
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
 
-    def _request(self, method: str, path: str, **kwargs: Any) -> Any:
+    def _request(self, method: str, path: str, body: Any = None, query: dict[str, str] | None = None) -> Any:
+        headers = dict(self._headers)
+        payload = None
+        if body is not None:
+            payload = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        target = self._url.path.rstrip("/") + path + (f"?{urlencode(query)}" if query else "")
         try:
-            response = self._http.request(method, path, **kwargs)
-        except httpx.HTTPError as error:
+            connection = self._connect()
+            connection.request(method, target, body=payload, headers=headers)
+            response = connection.getresponse()
+            raw = response.read()
+        except (OSError, http.client.HTTPException) as error:
+            self.close()
             msg = f"the haygate server at {self.where} does not answer: {error}"
             raise UnavailableError(msg, {"server": self.where}) from error
         try:
-            body = response.json()
+            answer = json.loads(raw)
         except ValueError:
-            body = None
-        if response.is_success:
-            return body
-        problem = (body or {}).get("error") if isinstance(body, dict) else None
+            answer = None
+        if 200 <= response.status < 300:
+            return answer
+        problem = answer.get("error") if isinstance(answer, dict) else None
         if not isinstance(problem, dict):
-            msg = f"the haygate server at {self.where} answered {response.status_code}"
+            msg = f"the haygate server at {self.where} answered {response.status}"
             raise InternalError(msg)
         error_type = BY_CODE.get(str(problem.get("code")), InternalError)
         raise error_type(str(problem.get("message")), problem.get("details") or {})
 
     def health(self, verbose: bool = False) -> dict[str, Any]:
-        return dict(self._request("GET", "/health", params={"verbose": "1"} if verbose else None))
+        return dict(self._request("GET", "/health", query={"verbose": "true"} if verbose else None))
 
     def call(self, tool: str, arguments: Any) -> dict[str, Any]:
-        return dict(self._request("POST", f"/api/tools/{tool}", json=arguments))
+        return dict(self._request("POST", f"/api/tools/{tool}", body=arguments))
 
     def upsert(self, collection: str, records: list[Any]) -> dict[str, Any]:
-        return dict(self._request("PUT", f"/api/collections/{collection}/records", json=records))
+        return dict(self._request("PUT", f"/api/collections/{collection}/records", body=records))
 
     def delete(self, collection: str, ids: list[str]) -> dict[str, Any]:
-        return dict(self._request("DELETE", f"/api/collections/{collection}/records", json={"ids": ids}))
+        return dict(self._request("DELETE", f"/api/collections/{collection}/records", body={"ids": ids}))
 
 
 def local_server(data_dir: Path) -> ServerClient | None:

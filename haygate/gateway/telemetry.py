@@ -15,10 +15,8 @@
 import contextlib
 import logging
 import statistics
-import sys
 import threading
 import time
-import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
@@ -30,6 +28,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from haygate.errors import ConfigurationError, HaygateError
+from haygate.logs import REQUEST_ID, new_request_id
 from haygate.settings import Settings
 
 if TYPE_CHECKING:
@@ -42,8 +41,6 @@ disable_created_metrics()  # `*_created` series double every family and say only
 logger = logging.getLogger(__name__)
 call_logger = logging.getLogger("haygate.calls")
 
-REQUEST_ID: ContextVar[str | None] = ContextVar("haygate_request_id", default=None)
-REQUEST_ID_HEADER = "X-Request-ID"
 UNKNOWN_TOOL = "(unknown)"  # one label for every name that is not a tool: callers cannot grow the metrics
 RECENT_CALLS = 10_000  # per tool, for the p50/p95 of `haygate stats`
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -71,51 +68,6 @@ def stage_of(component_type: str) -> str:
     if component_type in STAGES:
         return STAGES[component_type]
     return next((stage for suffix, stage in STAGE_SUFFIXES if component_type.endswith(suffix)), "other")
-
-
-def new_request_id(supplied: str | None = None) -> str:
-    """The client's id when it is a sane token (printable, short), else a new one."""
-    if supplied and len(supplied) <= 128 and supplied.isascii() and supplied.isprintable() and " " not in supplied:
-        return supplied
-    return uuid.uuid4().hex
-
-
-class RequestIdFilter(logging.Filter):
-    """Puts the running call's request id on every record (`-` outside a call)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = REQUEST_ID.get() or "-"
-        return True
-
-
-PLAIN_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"
-
-
-def log_handler(settings: Settings, stream: Any = None) -> logging.Handler:
-    """A handler writing plain lines or, with `HAYGATE_LOG_FORMAT=json`, one JSON object per line with a
-    call's fields as keys; either way with the request id."""
-    handler = logging.StreamHandler(stream or sys.stderr)
-    handler.addFilter(RequestIdFilter())
-    if settings.log_format == "json":
-        from pythonjsonlogger.json import JsonFormatter
-
-        handler.setFormatter(
-            JsonFormatter(
-                "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
-                rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
-            )
-        )
-    else:
-        handler.setFormatter(logging.Formatter(PLAIN_FORMAT))
-    return handler
-
-
-def configure_logging(settings: Settings, verbose: bool = False) -> None:
-    """The command line's logging: to stderr, through `log_handler` (left alone where logging is set up
-    already, as in a test run)."""
-    logging.basicConfig(handlers=[log_handler(settings)], level=logging.DEBUG if verbose else logging.INFO)
-    for noisy in ("httpx", "sentence_transformers", "haystack", "transformers"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
 @dataclass

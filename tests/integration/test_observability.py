@@ -18,7 +18,8 @@ from haygate.gateway.http import build_http_app
 from haygate.gateway.mcp import build_mcp
 from haygate.gateway.runtime import Gateway
 from haygate.gateway.service import GatewayService
-from haygate.gateway.telemetry import Telemetry, log_handler, stage_of
+from haygate.gateway.telemetry import Telemetry, stage_of
+from haygate.logs import log_handler
 from haygate.settings import Settings
 from tests.conftest import serve
 
@@ -44,7 +45,7 @@ def json_log(gateway: Gateway) -> Iterator[io.StringIO]:
     """What haygate logs while the test runs, formatted as `HAYGATE_LOG_FORMAT=json` formats it."""
     stream = io.StringIO()
     settings = Settings(**{**gateway.loader.settings.model_dump(), "log_format": "json"})
-    handler = log_handler(settings, stream)
+    handler = log_handler(settings.log_format, stream)
     haygate_logger = logging.getLogger("haygate")
     haygate_logger.addHandler(handler)
     level = haygate_logger.level
@@ -98,7 +99,7 @@ def test_debug_shows_the_arguments_in_lines_of_the_same_request(url: str, json_l
 
 def test_a_plain_line_carries_the_request_id(gateway: Gateway, url: str) -> None:
     stream = io.StringIO()
-    handler = log_handler(gateway.loader.settings, stream)
+    handler = log_handler(gateway.loader.settings.log_format, stream)
     calls = logging.getLogger("haygate.calls")
     calls.addHandler(handler)
     calls.setLevel(logging.INFO)

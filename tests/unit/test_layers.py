@@ -13,7 +13,15 @@ PACKAGE = Path(__file__).resolve().parents[2] / "haygate"
 
 # Lowest first. A module may import its own layer and the layers below it.
 LAYERS = [
-    ["haygate", "haygate._env", "haygate.errors", "haygate.settings", "haygate.templates"],
+    [
+        "haygate",
+        "haygate._env",
+        "haygate.errors",
+        "haygate.settings",
+        "haygate.templates",
+        "haygate.logs",
+        "haygate.home",
+    ],
     ["haygate.text"],
     ["haygate.document_stores"],
     ["haygate.components"],
@@ -29,6 +37,7 @@ SETTINGS_READERS = {
     "haygate.gateway.telemetry",  # the service's logs, metrics and traces: built with it, from the same settings
     "haygate.commands",
     "haygate.remote",
+    "haygate.logs",  # the log format a deployment chooses (HAYGATE_LOG_FORMAT)
     "haygate.evaluation.runner",
     "haygate.evaluation.tune",
     "haygate.evaluation.tools",
