@@ -126,7 +126,5 @@ def init_project(target: Path, template_name: str) -> list[str]:
         (target / "components" / "__init__.py").write_text(COMPONENTS_INIT)
     (target / "configs" / "tools").mkdir(parents=True, exist_ok=True)
     (target / ".gitignore").write_text(GITIGNORE)
-    (target / "README.md").write_text(
-        README.format(name=target.name, description=template.description, folder=target)
-    )
+    (target / "README.md").write_text(README.format(name=target.name, description=template.description, folder=target))
     return sorted(p.name + ("/" if p.is_dir() else "") for p in target.iterdir())
