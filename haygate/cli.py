@@ -257,9 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_serve(args: argparse.Namespace, settings: "Settings") -> NoReturn:
-    from haygate.gateway.endpoint import claim_data_dir
-    from haygate.gateway.service import GatewayService
-    from haygate.gateway.serving import serve
+    from haygate.server.endpoint import claim_data_dir
+    from haygate.server.service import GatewayService
+    from haygate.server.transports import serve
 
     claim_data_dir(settings.data_dir)
     service = GatewayService(settings, strict=args.strict, torch_threads=1)

@@ -14,13 +14,13 @@ from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.edge.repair import repair
 from haygate.errors import HaygateError, InvalidRequestError
 from haygate.gateway.catalog import load_catalog
-from haygate.gateway.endpoint import claim_data_dir
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway, load_tools
 from haygate.ingest.extract import write_extractions
 from haygate.ingest.indexer import delete_records, ingest_files
 from haygate.ingest.mapping import RECORD_HASH
 from haygate.remote import ingest_jobs, parse_arguments, print_report, print_stats, report_deleted
+from haygate.server.endpoint import claim_data_dir
 from haygate.settings import Settings
 
 logger = logging.getLogger("haygate")

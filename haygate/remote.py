@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from haygate.gateway.client import ServerClient, local_server
 from haygate.home import Place
 from haygate.ingest.readers import read_records, sample_files
 from haygate.ingest.report import BATCH_RECORDS, PROGRESS_SECONDS, IngestReport, Pacer, Refusal
+from haygate.server.client import ServerClient, local_server
 
 logger = logging.getLogger("haygate")
 

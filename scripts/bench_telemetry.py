@@ -28,11 +28,11 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
-from haygate.gateway.service import GatewayService
-from haygate.gateway.telemetry import Telemetry
 from haygate.ingest.indexer import ingest_files
 from haygate.ingest.readers import sample_files
 from haygate.logs import log_handler
+from haygate.server.service import GatewayService
+from haygate.server.telemetry import Telemetry
 from haygate.settings import Settings
 
 PROJECT = Path(__file__).resolve().parents[1]

@@ -1,9 +1,9 @@
 """A soak: one served haygate under a steady mix of traffic for a set time. Prints one JSON report and exits 1
 when a check fails, so a leak, a lost write or an error that only shows after minutes is found here first.
 
-The server is the real `haygate serve --http` at admin tier, serving a snapshot of the project's configs/ and
-pipelines/ (so edits in the checkout meanwhile do not turn the reloads into refusals), on a data dir holding
-the ingested samples (`--data-dir`, used in place; else `haygate ingest --samples` into a temp dir). For
+The server is the real `haygate serve --http` at admin tier, serving a snapshot of the project (configs/,
+pipelines/, components/: so edits in the checkout meanwhile do not turn the reloads into refusals), on a data
+dir holding the ingested samples (`--data-dir`, used in place; else `haygate ingest --samples` into a temp dir). For
 `--duration` seconds:
 
 - searches on every served tool, over REST and over MCP (FastMCP's client on streamable HTTP, one client in
@@ -59,7 +59,7 @@ import yaml
 from fastmcp import Client
 
 from haygate.components.dense_text_embedder import QUERY_CACHE_SIZE
-from haygate.gateway.telemetry import RECENT_CALLS
+from haygate.server.telemetry import RECENT_CALLS
 
 PROJECT = Path(__file__).resolve().parent.parent
 JUDGED = PROJECT / "evaluation"
@@ -898,10 +898,10 @@ def report(soak: Soak, read_back: dict[str, Any], stopped: int | None, args: arg
 
 
 def snapshot(home: Path, work: Path) -> Path:
-    """A copy of the project's configs/, pipelines/ and samples/: the reloads reload what the soak began
-    with, whatever is edited in the checkout meanwhile."""
+    """A copy of the project's configs/, pipelines/, components/ and samples/: the reloads reload what the soak
+    began with, whatever is edited in the checkout meanwhile."""
     copy = work / "home"
-    for folder in ("configs", "pipelines", "samples"):
+    for folder in ("configs", "pipelines", "components", "samples"):
         if (home / folder).is_dir():
             shutil.copytree(home / folder, copy / folder)
     return copy

@@ -161,16 +161,16 @@ def build_tiny_cross_encoder(folder: Path) -> None:
 
 def mcp_for(gateway: Gateway) -> Any:
     """The MCP server over a gateway built by the test (a ready service around it)."""
-    from haygate.gateway.mcp import build_mcp
-    from haygate.gateway.service import GatewayService
+    from haygate.server.mcp import build_mcp
+    from haygate.server.service import GatewayService
 
     return build_mcp(GatewayService.serving(gateway))
 
 
 def http_for(gateway: Gateway, token: str | None = None) -> Any:
     """The public HTTP app over a gateway built by the test."""
-    from haygate.gateway.http import build_http_app
-    from haygate.gateway.service import GatewayService
+    from haygate.server.http import build_http_app
+    from haygate.server.service import GatewayService
 
     return build_http_app(GatewayService.serving(gateway), token)
 

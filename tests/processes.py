@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-PRELOAD = ["haygate.commands", "haygate.gateway.runtime", "haygate.gateway.serving"]
+PRELOAD = ["haygate.commands", "haygate.gateway.runtime", "haygate.server.transports"]
 
 
 def forkserver() -> Any:

@@ -13,9 +13,9 @@ import httpx
 import pytest
 import uvicorn
 
-from haygate.gateway.boundary import normalised_origin, split_host
-from haygate.gateway.http import build_http_app
-from haygate.gateway.service import GatewayService
+from haygate.server.boundary import normalised_origin, split_host
+from haygate.server.http import build_http_app
+from haygate.server.service import GatewayService
 from tests.conftest import free_port, make_settings, serve
 from tests.unit.gateway.test_service import ENTITY, make_home
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from haygate.gateway.http import build_http_app
-from haygate.gateway.service import GatewayService
+from haygate.server.http import build_http_app
+from haygate.server.service import GatewayService
 from tests.conftest import make_settings, serve
 from tests.unit.gateway.test_service import ENTITY, make_home
 

@@ -14,12 +14,12 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from prometheus_client.parser import text_string_to_metric_families
 
 from haygate.cli import main
-from haygate.gateway.http import build_http_app
-from haygate.gateway.mcp import build_mcp
 from haygate.gateway.runtime import Gateway
-from haygate.gateway.service import GatewayService
-from haygate.gateway.telemetry import Telemetry, stage_of
 from haygate.logs import log_handler
+from haygate.server.http import build_http_app
+from haygate.server.mcp import build_mcp
+from haygate.server.service import GatewayService
+from haygate.server.telemetry import Telemetry, stage_of
 from haygate.settings import Settings
 from tests.conftest import serve
 

@@ -58,7 +58,7 @@ def test_unloadable_model_stops_the_server_at_start(
 
 
 def test_without_strict_the_broken_tool_is_left_out_and_the_others_served(tmp_path: Path) -> None:
-    from haygate.gateway.service import GatewayService
+    from haygate.server.service import GatewayService
 
     home = home_with_ranker(tmp_path, "/nonexistent/cross-encoder")
     service = GatewayService(make_settings(tmp_path / "data", home=home))

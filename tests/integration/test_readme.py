@@ -51,6 +51,7 @@ RUN_BY = {
     "make run": "the make_run fixture runs `make run`; .ci/run runs `make test` (test_make_test_is_what_ci_runs)",
     "curl -s localhost:8000/api/tools/search_docs": "test_try_it",
     '{\n  "mcpServers"': "test_the_stdio_configuration",
+    "haygate init my-docs": "test_your_own_project",
     '{"mcpServers": {"haygate": {"url"': "test_the_http_configuration",
     "import asyncio": "test_the_python_snippet",
     "curl -s -X PUT": "test_the_live_service_commands",
@@ -252,19 +253,42 @@ def test_the_observability_commands(make_run: LiveServer) -> None:
 
 
 async def test_the_stdio_configuration(tmp_path: Path, ingested_samples: Path) -> None:
-    """The Claude Desktop / Cursor configuration, with its placeholder paths filled in, started by FastMCP
-    on a data dir of its own (one process serves a data dir) holding the ingested samples."""
-    copy_tree(ingested_samples, tmp_path / "data")
-    text = block('{\n  "mcpServers"').text
-    text = text.replace("/path/to/haygate/data", str(tmp_path / "data")).replace("/path/to/haygate", str(PROJECT))
-    config = json.loads(text)
+    """The Claude Desktop / Cursor configuration, with its project path filled in (a copy of this project, its
+    samples ingested) and `haygate` the installed command, started by FastMCP from a folder that is no project."""
+    home = copy_project(tmp_path / "my-docs")
+    copy_tree(ingested_samples, home / "data")
+    config = json.loads(block('{\n  "mcpServers"').text.replace("/path/to/my-docs", str(home)))
+    server = config["mcpServers"]["haygate"]
+    server["command"] = str(Path(sys.executable).parent / server["command"])  # where the install put it
+    server["cwd"] = str(tmp_path)
     # A stdio client passes only the environment it is given: the session's model export, so that this server
     # does not export the model again into its data dir (as a user's first start does, once).
-    config["mcpServers"]["haygate"]["env"]["HAYGATE_MODEL_CACHE_DIR"] = os.environ["HAYGATE_MODEL_CACHE_DIR"]
+    server["env"] = {"HAYGATE_MODEL_CACHE_DIR": os.environ["HAYGATE_MODEL_CACHE_DIR"]}
     async with Client(config) as client:
         tools = {tool.name for tool in await client.list_tools()}
         result = await client.call_tool("search_docs", {"query": "bearer token"})
     assert "search_docs" in tools and result.structured_content["results"]
+
+
+@pytest.mark.budget(60, "init, then an ingest of the docs samples with the model and a validate")
+def test_your_own_project(tmp_path: Path) -> None:
+    """The block as a user with `haygate` on their PATH runs it, in a folder of their own."""
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("HAYGATE_") or k == "HAYGATE_MODEL_CACHE_DIR"},
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    done = subprocess.run(
+        ["bash", "-ec", block("haygate init my-docs").text],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert "ok  search_docs" in done.stdout and "docs: 10 records read, 10 new or changed" in done.stderr
+    answer = json.loads(done.stdout[done.stdout.index("{") :])
+    assert [r["version"] for r in answer["results"]] and len(answer["results"]) == 2
 
 
 def test_the_file_map_names_real_files() -> None:

@@ -32,10 +32,10 @@ from mcp.shared.subscriptions import ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from haygate.cli import EXIT_FAILED, EXIT_OK, main
-from haygate.gateway.client import local_server
-from haygate.gateway.endpoint import read_endpoint, socket_path
 from haygate.gateway.loader import Loader
 from haygate.ingest.mapping import RECORD_ID
+from haygate.server.client import local_server
+from haygate.server.endpoint import read_endpoint, socket_path
 from tests.conftest import PROJECT, free_port, make_settings
 from tests.processes import forkserver
 from tests.unit.gateway.test_service import ENTITY, make_home

@@ -27,14 +27,15 @@ LAYERS = [
     ["haygate.components"],
     ["haygate.ingest"],
     ["haygate.gateway"],
+    ["haygate.server"],
     ["haygate.evaluation"],
     ["haygate.cli", "haygate.commands", "haygate.remote"],
 ]
 SETTINGS_READERS = {
     "haygate.gateway.loader",
     "haygate.gateway.catalog",
-    "haygate.gateway.service",
-    "haygate.gateway.telemetry",  # the service's logs, metrics and traces: built with it, from the same settings
+    "haygate.server.service",
+    "haygate.server.telemetry",  # the service's logs, metrics and traces: built with it, from the same settings
     "haygate.commands",
     "haygate.remote",
     "haygate.logs",  # the log format a deployment chooses (HAYGATE_LOG_FORMAT)

@@ -12,7 +12,7 @@ from haygate.components.hybrid_retriever import HybridRetriever
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.server.document_store import QdrantServerStore
 from haygate.errors import ConfigurationError
-from haygate.gateway.loader import ALLOWED_MODULES, Loader, _fast_deepcopy
+from haygate.gateway.loader import ALLOWED_MODULES, Loader
 from haygate.settings import Settings
 from tests.conftest import copy_project, make_settings
 
@@ -123,17 +123,6 @@ def test_the_interface_is_checked_against_the_sockets(loader: Loader, tmp_path: 
         ConfigurationError, match=r"'skill_ranker\.required_skills' is required but neither connected nor in"
     ):
         loader.pipeline(path)
-
-
-def test_pipeline_copies_of_documents_are_deep_and_equal() -> None:
-    from haystack import Document
-
-    original = Document(id="x", content="c", meta={"a": {"b": [1]}}, score=0.5, embedding=[0.1, 0.2])
-    clone = _fast_deepcopy([original])[0]
-    assert clone == original and clone is not original
-    clone.meta["a"]["b"].append(2)
-    clone.embedding.append(0.3)  # type: ignore[union-attr]
-    assert original.meta == {"a": {"b": [1]}} and original.embedding == [0.1, 0.2]
 
 
 def test_model_exports_go_to_the_deployments_model_folder(loader: Loader, settings: Settings) -> None:

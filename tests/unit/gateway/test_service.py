@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from haygate.errors import InvalidRequestError, NotFoundError, UnavailableError
-from haygate.gateway.service import GatewayService
+from haygate.server.service import GatewayService
 from haygate.settings import Settings
 from tests.conftest import PROJECT, copy_project, make_settings
 

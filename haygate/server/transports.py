@@ -17,10 +17,10 @@ from typing import Literal
 import anyio
 import uvicorn
 
-from haygate.gateway.endpoint import Endpoint, claim_data_dir, remove_endpoint, socket_path, write_endpoint
-from haygate.gateway.http import LOOPBACK, build_http_app, build_local_app
-from haygate.gateway.mcp import build_mcp
-from haygate.gateway.service import GatewayService
+from haygate.server.endpoint import Endpoint, claim_data_dir, remove_endpoint, socket_path, write_endpoint
+from haygate.server.http import LOOPBACK, build_http_app, build_local_app
+from haygate.server.mcp import build_mcp
+from haygate.server.service import GatewayService
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from haygate.errors import BY_CODE, InternalError, UnavailableError
-from haygate.gateway.endpoint import read_endpoint
+from haygate.server.endpoint import read_endpoint
 
 TIMEOUT = 600.0  # a write waits for embedding; a starting server for its models
 CONNECT_TIMEOUT = 10.0

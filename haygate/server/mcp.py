@@ -29,7 +29,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from haygate import __version__
 from haygate.errors import NotFoundError, envelope
 from haygate.gateway.declarations import ToolDeclaration
-from haygate.gateway.service import GatewayService
+from haygate.server.service import GatewayService
 
 logger = logging.getLogger(__name__)
 

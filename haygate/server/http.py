@@ -29,12 +29,12 @@ from haygate.errors import (
     UnauthorizedError,
     envelope,
 )
-from haygate.gateway.boundary import JSONL_TYPES, guarded
-from haygate.gateway.mcp import build_mcp
-from haygate.gateway.openapi import API_PAGE, SWAGGER_UI, openapi_document
-from haygate.gateway.service import GatewayService
 from haygate.ingest.readers import SourceRecord, as_source_record, parse_jsonl
 from haygate.logs import REQUEST_ID, REQUEST_ID_HEADER, new_request_id
+from haygate.server.boundary import JSONL_TYPES, guarded
+from haygate.server.mcp import build_mcp
+from haygate.server.openapi import API_PAGE, SWAGGER_UI, openapi_document
+from haygate.server.service import GatewayService
 
 PUBLIC_PATHS = ("/health", "/docs", "/docs/")  # the API page is static: what it shows comes with the token
 LOOPBACK = ("127.0.0.1", "localhost", "::1")

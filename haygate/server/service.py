@@ -23,7 +23,7 @@ from haygate._env import torch_loaded
 from haygate.errors import ConfigurationError, NotFoundError, UnavailableError
 from haygate.gateway.catalog import Catalog, load_catalog
 from haygate.gateway.declarations import ToolDeclaration
-from haygate.gateway.telemetry import UNKNOWN_TOOL, Telemetry
+from haygate.server.telemetry import UNKNOWN_TOOL, Telemetry
 from haygate.settings import Settings
 
 if TYPE_CHECKING:
