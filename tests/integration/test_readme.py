@@ -29,6 +29,7 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 from fastmcp import Client
 
 from haygate.cli import main
@@ -52,6 +53,8 @@ RUN_BY = {
     "curl -s localhost:8000/api/tools/search_docs": "test_try_it",
     '{\n  "mcpServers"': "test_the_stdio_configuration",
     "haygate init my-docs": "test_your_own_project",
+    "# components/prefer_version.py": "test_your_own_component",
+    "# pipelines/tools/search_docs.yaml\ncomponents:": "test_your_own_component",
     '{"mcpServers": {"haygate": {"url"': "test_the_http_configuration",
     "import asyncio": "test_the_python_snippet",
     "curl -s -X PUT": "test_the_live_service_commands",
@@ -289,6 +292,39 @@ def test_your_own_project(tmp_path: Path) -> None:
     assert "ok  search_docs" in done.stdout and "docs: 10 records read, 10 new or changed" in done.stderr
     answer = json.loads(done.stdout[done.stdout.index("{") :])
     assert [r["version"] for r in answer["results"]] and len(answer["results"]) == 2
+
+
+@pytest.mark.budget(60, "init, an ingest of the docs samples with the model, validate and a call")
+def test_your_own_component(tmp_path: Path) -> None:
+    """The walk-through on a new project: the component file as written, the pipeline changed as it says."""
+    home = tmp_path / "my-docs"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HAYGATE_") or k == "HAYGATE_MODEL_CACHE_DIR"}
+    haygate = str(Path(sys.executable).parent / "haygate")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([haygate, *args], cwd=home, env=env, capture_output=True, text=True, timeout=WAIT)
+        assert done.returncode == 0, (args, done.stdout[-2000:], done.stderr[-2000:])
+        return done
+
+    home.mkdir()
+    run("init", str(home))
+    run("ingest", "--samples", "--no-progress")
+    arguments = '{"query": "how do NOT filters work", "max_results": 4}'
+    before = [r["version"] for r in json.loads(run("call", "search_docs", "--json", arguments).stdout)["results"]]
+    assert before[0] == "1.1" and "1.0" in before  # the newer docs rank first on their own
+    component = block("# components/prefer_version.py")
+    (home / "components" / "prefer_version.py").write_text(component.text)
+    pipeline_file = home / "pipelines" / "tools" / "search_docs.yaml"
+    pipeline = yaml.safe_load(pipeline_file.read_text())
+    change = yaml.safe_load(block("# pipelines/tools/search_docs.yaml\ncomponents:").text)
+    pipeline["components"].update(change["components"])
+    replaced = {"sender": "ranker.documents", "receiver": "formatter.documents"}
+    assert replaced in pipeline["connections"]
+    pipeline["connections"] = [c for c in pipeline["connections"] if c != replaced] + change["connections"]
+    pipeline_file.write_text(yaml.safe_dump(pipeline, sort_keys=False))
+    assert "ok  search_docs" in run("validate").stdout
+    after = [r["version"] for r in json.loads(run("call", "search_docs", "--json", arguments).stdout)["results"]]
+    assert sorted(after) == sorted(before) and after == sorted(before, key=lambda v: v != "1.0")
 
 
 def test_the_file_map_names_real_files() -> None:
