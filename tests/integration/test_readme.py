@@ -52,9 +52,9 @@ RUN_BY = {
     "make run": "the make_run fixture runs `make run`; .ci/run runs `make test` (test_make_test_is_what_ci_runs)",
     "curl -s localhost:8000/api/tools/search_docs": "test_try_it",
     '{\n  "mcpServers"': "test_the_stdio_configuration",
-    "haygate init my-docs": "test_your_own_project",
-    "# components/prefer_version.py": "test_your_own_component",
-    "# pipelines/tools/search_docs.yaml\ncomponents:": "test_your_own_component",
+    "haygate init my-docs": "test_your_own_project_and_component",
+    "# components/prefer_version.py": "test_your_own_project_and_component",
+    "# pipelines/tools/search_docs.yaml\ncomponents:": "test_your_own_project_and_component",
     '{"mcpServers": {"haygate": {"url"': "test_the_http_configuration",
     "import asyncio": "test_the_python_snippet",
     "curl -s -X PUT": "test_the_live_service_commands",
@@ -273,9 +273,10 @@ async def test_the_stdio_configuration(tmp_path: Path, ingested_samples: Path) -
     assert "search_docs" in tools and result.structured_content["results"]
 
 
-@pytest.mark.budget(60, "init, then an ingest of the docs samples with the model and a validate")
-def test_your_own_project(tmp_path: Path) -> None:
-    """The block as a user with `haygate` on their PATH runs it, in a folder of their own."""
+@pytest.mark.budget(60, "init, an ingest of the docs samples with the model, validate, calls before and after")
+def test_your_own_project_and_component(tmp_path: Path) -> None:
+    """The block as a user with `haygate` on their PATH runs it, in a folder of their own; then the component
+    walk-through on that project: the component file as written, the pipeline changed as the README says."""
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("HAYGATE_") or k == "HAYGATE_MODEL_CACHE_DIR"},
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
@@ -293,27 +294,17 @@ def test_your_own_project(tmp_path: Path) -> None:
     answer = json.loads(done.stdout[done.stdout.index("{") :])
     assert [r["version"] for r in answer["results"]] and len(answer["results"]) == 2
 
-
-@pytest.mark.budget(60, "init, an ingest of the docs samples with the model, validate and a call")
-def test_your_own_component(tmp_path: Path) -> None:
-    """The walk-through on a new project: the component file as written, the pipeline changed as it says."""
     home = tmp_path / "my-docs"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HAYGATE_") or k == "HAYGATE_MODEL_CACHE_DIR"}
-    haygate = str(Path(sys.executable).parent / "haygate")
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([haygate, *args], cwd=home, env=env, capture_output=True, text=True, timeout=WAIT)
+        done = subprocess.run(["haygate", *args], cwd=home, env=env, capture_output=True, text=True, timeout=WAIT)
         assert done.returncode == 0, (args, done.stdout[-2000:], done.stderr[-2000:])
         return done
 
-    home.mkdir()
-    run("init", str(home))
-    run("ingest", "--samples", "--no-progress")
     arguments = '{"query": "how do NOT filters work", "max_results": 4}'
     before = [r["version"] for r in json.loads(run("call", "search_docs", "--json", arguments).stdout)["results"]]
     assert before[0] == "1.1" and "1.0" in before  # the newer docs rank first on their own
-    component = block("# components/prefer_version.py")
-    (home / "components" / "prefer_version.py").write_text(component.text)
+    (home / "components" / "prefer_version.py").write_text(block("# components/prefer_version.py").text)
     pipeline_file = home / "pipelines" / "tools" / "search_docs.yaml"
     pipeline = yaml.safe_load(pipeline_file.read_text())
     change = yaml.safe_load(block("# pipelines/tools/search_docs.yaml\ncomponents:").text)
