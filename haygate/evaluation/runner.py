@@ -12,6 +12,7 @@ import json
 import logging
 import math
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
@@ -264,18 +265,21 @@ def compare_with_baseline(
     baseline_run = Run(baseline.run, name=baseline.name)
     comparisons = []
     for variant in results[1:]:
-        report = compare(
-            qrels,
-            [baseline_run, Run(variant.run, name=variant.name)],
-            list(metrics),
-            stat_test=STAT_TEST,
-            max_p=SIGNIFICANCE,
-            make_comparable=True,
-        )
+        with warnings.catch_warnings():
+            # One query, or identical per-query scores, leave the test undefined: SciPy warns and ranx gives
+            # NaN, which is read below as no evidence of a difference.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            report = compare(
+                qrels,
+                [baseline_run, Run(variant.run, name=variant.name)],
+                list(metrics),
+                stat_test=STAT_TEST,
+                max_p=SIGNIFICANCE,
+                make_comparable=True,
+            )
         tests = report.comparisons[{baseline.name, variant.name}]
         for metric in metrics:
             p_value = float(tests[metric]["p_value"])
-            # Identical per-query scores leave nothing to test (ranx gives NaN): no evidence of a difference.
             p_value = 1.0 if math.isnan(p_value) else p_value
             baseline_value = float(report.results[baseline.name][metric])
             variant_value = float(report.results[variant.name][metric])

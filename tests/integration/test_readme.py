@@ -43,7 +43,7 @@ from tests.docs import at_test_scale, block, blocks, commands, expanded
 pytestmark = pytest.mark.integration
 README = (PROJECT / "README.md").read_text()
 SHARED_DATA = PROJECT.parent / "shared" / "data"
-LIMIT = 2  # queries per evaluation at test scale
+LIMIT = 1  # queries per evaluation at test scale
 WAIT = 120  # seconds any one command or server start may take here, inside the test's own budget
 
 

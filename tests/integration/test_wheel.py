@@ -47,17 +47,20 @@ def tracked_files() -> list[str]:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    """The wheel, built from a copy of the checkout's files (a build writes build/ and *.egg-info beside its
-    sources), installed with no dependencies and no index into a new environment in a temp folder."""
+    """The wheel, built through the sdist from a copy of the checkout's files (a build writes build/ and
+    *.egg-info beside its sources), installed with no dependencies and no index into a new environment in a
+    temp folder."""
     root = tmp_path_factory.mktemp("wheel")
     source = root / "source"
     for relative in tracked_files():
         (source / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(PROJECT / relative, source / relative)
-    build = [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(root / "dist"), str(source)]
+    # As `python -m build` does by default: the sdist, then the wheel built from the sdist (so the sdist
+    # carries everything the wheel and `init` need).
+    build = [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(root / "dist"), str(source)]
     built = subprocess.run(build, capture_output=True, text=True, timeout=WAIT)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
-    [wheel] = (root / "dist").glob("haygate-*.whl")
+    [wheel], [_sdist] = (root / "dist").glob("haygate-*.whl"), (root / "dist").glob("haygate-*.tar.gz")
     venv.EnvBuilder(with_pip=True).create(root / "env")
     bin_dir = root / "env" / "bin"
     fresh_site = subprocess.run(
