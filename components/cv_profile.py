@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import yaml
 
+from haygate import yamlfile
 from haygate.errors import ConfigurationError
 
 ExperienceLevel = Literal["junior", "mid", "senior", "unknown"]
@@ -139,7 +140,7 @@ def _alternation(forms: Iterable[str], flags: int) -> re.Pattern[str]:
 @functools.lru_cache(maxsize=8)
 def _load_vocabulary(path: Path, version: int) -> SkillVocabulary:
     try:
-        raw = yaml.safe_load(path.read_text()) or {}
+        raw = yamlfile.safe_load(path.read_text()) or {}
     except (OSError, yaml.YAMLError) as error:
         raise ConfigurationError(f"{path}: cannot read the skill vocabulary: {error}") from error
     if not isinstance(raw, dict):

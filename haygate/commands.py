@@ -12,7 +12,7 @@ from pathlib import Path
 
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.edge.repair import repair
-from haygate.errors import HaygateError, InvalidRequestError
+from haygate.errors import HaygateError, InvalidRequestError, StoreInUseError
 from haygate.gateway.catalog import load_catalog
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway, load_tools
@@ -20,7 +20,7 @@ from haygate.ingest.extract import write_extractions
 from haygate.ingest.indexer import delete_records, ingest_files
 from haygate.ingest.mapping import RECORD_HASH
 from haygate.remote import ingest_jobs, parse_arguments, print_report, print_stats, report_deleted
-from haygate.server.endpoint import claim_data_dir
+from haygate.server.endpoint import claim_data_dir, read_endpoint
 from haygate.settings import Settings
 
 logger = logging.getLogger("haygate")
@@ -95,20 +95,20 @@ def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     """Every check `serve --strict` makes, on every declaration, served here or not (a hidden tool says why):
-    pipelines built, interfaces checked, models loaded; and every collection's schema and indexing pipeline.
-    On a scratch data dir, so it runs beside a server that holds the real one."""
+    pipelines built, interfaces checked, models loaded, each tool's examples run and their results held to
+    its output schema; and every collection's schema and indexing pipeline. The examples run on the project's
+    data when it has some that no other process holds, else on an empty scratch data dir. The exported model
+    is the project's own (or HAYGATE_MODEL_CACHE_DIR's), exported once."""
     with tempfile.TemporaryDirectory(prefix="haygate-validate-") as scratch:
-        checked = settings if settings.qdrant_url else settings.model_copy(update={"data_dir": Path(scratch)})
-        with Loader(checked) as loader:
-            runtimes, problems = load_tools(loader, args.files or None, include_hidden=True)
-            gateway = Gateway(runtimes, loader, problems)
-            gateway.warm_up(strict=False)
-            if not args.files:
-                for path in sorted(settings.collections_dir.glob("*.yaml")):
-                    try:
-                        loader.collection(path.stem)
-                    except HaygateError as error:
-                        gateway.problems.append(error.message)
+        gateway = None
+        if not settings.qdrant_url and has_data(settings.data_dir) and read_endpoint(settings.data_dir) is None:
+            try:
+                gateway = checked_gateway(args, settings)
+            except StoreInUseError as error:
+                logger.info("%s: validating on an empty scratch data dir", error.message)
+        if gateway is None:
+            on_scratch = {"data_dir": Path(scratch), "model_cache_dir": settings.models_dir}
+            gateway = checked_gateway(args, settings if settings.qdrant_url else settings.model_copy(update=on_scratch))
         hidden = load_catalog(settings, args.files or None).hidden
     for name in sorted(gateway.tools):
         note = f"  (not served here: {hidden[name]})" if name in hidden else ""
@@ -116,6 +116,31 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     for problem in gateway.problems:
         print(f"ERR {problem}")
     return EXIT_CONFIG if gateway.problems else EXIT_OK
+
+
+def has_data(data_dir: Path) -> bool:
+    """Anything ingested: a collection's folder beside the model cache and the server's files."""
+    return data_dir.is_dir() and any(path.is_dir() and not path.name.startswith(".") for path in data_dir.iterdir())
+
+
+def checked_gateway(args: argparse.Namespace, settings: Settings) -> Gateway:
+    """The tools built and warmed up (each tool's examples run) and the collections loaded, on `settings`'
+    data dir: what went wrong in `gateway.problems`. The collections open first, so a data dir another
+    process holds raises StoreInUseError before anything else is checked."""
+    with Loader(settings) as loader:
+        collection_problems = []
+        for path in sorted(settings.collections_dir.glob("*.yaml")) if not args.files else []:
+            try:
+                loader.collection(path.stem)
+            except StoreInUseError:
+                raise
+            except HaygateError as error:
+                collection_problems.append(error.message)
+        runtimes, problems = load_tools(loader, args.files or None, include_hidden=True)
+        gateway = Gateway(runtimes, loader, problems)
+        gateway.warm_up(strict=False)
+        gateway.problems.extend(collection_problems)
+    return gateway
 
 
 def cmd_call(args: argparse.Namespace, settings: Settings) -> int:

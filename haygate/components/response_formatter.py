@@ -67,6 +67,12 @@ class ResponseFormatter:
         self.metadata = list(metadata or DEFAULT_METADATA)
         self.no_results_message = no_results_message
 
+    def meta_fields(self) -> dict[str, str]:
+        """Output field -> the meta key it reads (`source: meta.source_name` -> source_name), for the check
+        that a field names a key the collection's documents have."""
+        paths = {name: _field_spec(name, spec)[0] for name, spec in self.fields.items() if name != SPREAD}
+        return {name: path.split(".")[1] for name, path in paths.items() if path.startswith("meta.")}
+
     def to_dict(self) -> dict[str, Any]:
         return default_to_dict(
             self,
@@ -173,3 +179,44 @@ def _field_spec(name: str, spec: str | dict[str, str]) -> tuple[str, str | None]
         msg = f"formatter: field '{name}' is a document path, or {{path: ..., as: id_number}}; got {spec!r}"
         raise ConfigurationError(msg)
     return spec["path"], spec.get("as")
+
+
+# A pipeline whose output is a list of Documents (a Haystack user's own, saved with `Pipeline.dumps()`) needs no
+# formatter: each Document becomes a result of this shape, and a declaration may leave out its output_schema.
+DOCUMENTS_ENVELOPE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "results": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "content": {"type": ["string", "null"]},
+                    "score": {"type": ["number", "null"]},
+                    "meta": {"type": "object"},
+                },
+                "required": ["id", "content", "score", "meta"],
+            },
+        },
+        "metadata": {
+            "type": "object",
+            "properties": {
+                "query": {"type": ["string", "null"]},
+                "result_count": {"type": "integer"},
+                "message": {"type": "string"},
+            },
+            "required": ["result_count", "message"],
+        },
+    },
+    "required": ["results", "metadata"],
+}
+
+
+def documents_envelope(documents: list[Document], query: str | None) -> dict[str, Any]:
+    """The standard results envelope of a list of Documents: id, content, score and meta of each, and a
+    message that says how many matched (or that nothing did)."""
+    results = [{"id": d.id, "content": d.content, "score": d.score, "meta": dict(d.meta)} for d in documents]
+    label = f" for '{query}'" if query else ""
+    message = f"{len(results)} result(s){label}." if results else f"No results{label}. Try other or fewer words."
+    return {"results": results, "metadata": {"query": query, "result_count": len(results), "message": message}}

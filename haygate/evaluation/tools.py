@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from haygate import yamlfile
 from haygate.components.chunk_ids import record_of
 from haygate.components.dense_text_embedder import forget_queries
 from haygate.errors import ConfigurationError, DatasetError, NotFoundError
@@ -95,7 +96,7 @@ def load_judged_set(
     if not spec_path.is_file():
         raise DatasetError(f"{spec_path}: missing (a tool's judged set says in it which tool to call and how)")
     try:
-        spec = JudgedSetSpec.model_validate(yaml.safe_load(spec_path.read_text()) or {})
+        spec = JudgedSetSpec.model_validate(yamlfile.safe_load(spec_path.read_text()) or {})
     except (yaml.YAMLError, ValidationError) as error:
         raise DatasetError(f"{spec_path}: {error}") from None
     dataset, queries = load_judged_queries(folder, split)

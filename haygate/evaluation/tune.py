@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from haygate import yamlfile
 from haygate.errors import ConfigurationError
 from haygate.evaluation.datasets import Dataset
 from haygate.evaluation.runner import (
@@ -50,7 +51,7 @@ def load_grid(path: Path, pipeline: dict[str, Any], pipeline_path: Path) -> list
     """Every combination of the grid, after checking each key names a real component parameter that some
     point could change results with, and that no axis repeats a value."""
     try:
-        grid = yaml.safe_load(Path(path).read_text())
+        grid = yamlfile.safe_load(Path(path).read_text())
     except (OSError, yaml.YAMLError) as error:
         raise ConfigurationError(f"{path}: cannot read grid: {error}") from None
     if not isinstance(grid, dict) or not grid:
@@ -119,7 +120,7 @@ def tune(
     progress: bool = True,
 ) -> dict[str, Any]:
     metrics = check_metrics([*DEFAULT_METRICS, objective])
-    base = yaml.safe_load(Path(pipeline_path).read_text())
+    base = yamlfile.safe_load(Path(pipeline_path).read_text())
     points = load_grid(grid_path, base, Path(pipeline_path))
     out.mkdir(parents=True, exist_ok=True)
     point_dir = out / "points"

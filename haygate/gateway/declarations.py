@@ -26,6 +26,8 @@ from pydantic import (
     model_validator,
 )
 
+from haygate import yamlfile
+from haygate.components.response_formatter import DOCUMENTS_ENVELOPE_SCHEMA
 from haygate.errors import ConfigurationError
 
 ParamType = Literal["string", "integer", "number", "boolean", "object", "array", "id"]
@@ -102,8 +104,16 @@ class ToolDeclaration(BaseModel):
     tier: Literal["public", "internal", "admin"] = "public"
     read_only: bool = True
     parameters: dict[str, ParameterSpec]
-    output: str = Field(default="result", description="The pipeline output (its `outputs:` name) returned to callers.")
-    output_schema: dict[str, Any]
+    output: str = Field(
+        default="result",
+        description="The pipeline output returned to callers: an `outputs:` name, or for a pipeline with no "
+        "`outputs:` (as Haystack writes it) a leaf socket's name (`documents`) or `component.socket`.",
+    )
+    output_schema: dict[str, Any] | None = Field(
+        default=None,
+        description="JSON Schema of the result (an object). Optional when the output is a list of Documents: "
+        "they are returned in the standard results envelope, with its schema.",
+    )
     fixed_arguments: dict[str, Any] = Field(
         default_factory=dict, description="Arguments the pipeline always gets; not in the schema, not overridable."
     )
@@ -132,6 +142,11 @@ class ToolDeclaration(BaseModel):
         if tuple(self.parameters) != ACTIONS[self.action]:
             raise ValueError(f"action {self.action} takes the parameters {list(ACTIONS[self.action])}, in that order")
         return self
+
+    @property
+    def result_schema(self) -> dict[str, Any]:
+        """The declared output_schema, or the standard envelope's when the output is a list of Documents."""
+        return self.output_schema if self.output_schema is not None else DOCUMENTS_ENVELOPE_SCHEMA
 
     @property
     def pipeline_file(self) -> str:
@@ -234,7 +249,7 @@ def _enum(values: list[Any], aliases: dict[str, Any]) -> Any:
 def load_declarations(path: Path) -> list[ToolDeclaration]:
     """One tool per file, or several: `tools: [...]`, sharing parts through YAML anchors kept under `x-` keys."""
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = yamlfile.safe_load(path.read_text())
     except yaml.YAMLError as error:
         msg = f"{path}: invalid YAML: {error}"
         raise ConfigurationError(msg, {"file": str(path)}) from error
@@ -266,7 +281,7 @@ def _declaration(raw: Any, path: Path) -> ToolDeclaration:
         name = f" '{raw['name']}'" if isinstance(raw.get("name"), str) else ""
         msg = f"{path}: invalid tool declaration{name}: {problems}"
         raise ConfigurationError(msg, {"file": str(path)}) from error
-    if declaration.output_schema.get("type") != "object":
+    if declaration.output_schema is not None and declaration.output_schema.get("type") != "object":
         msg = f"{path}: output_schema must describe an object"
         raise ConfigurationError(msg, {"file": str(path)})
     try:

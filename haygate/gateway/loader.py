@@ -32,9 +32,12 @@ from typing import Any
 import yaml
 from haystack import Pipeline
 from haystack.core.errors import DeserializationError, PipelineError
+from haystack.core.serialization import DeserializationCallbacks
 from haystack.utils import Secret
 
+from haygate import yamlfile
 from haygate.compat import install_fast_deepcopy
+from haygate.components.models import resolve_model
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.errors import ConfigurationError, HaygateError
@@ -49,6 +52,7 @@ logger = logging.getLogger(__name__)
 PROJECT_COMPONENTS = "components"
 ALLOWED_MODULES = ["haystack", "haystack_integrations", "haygate", PROJECT_COMPONENTS]
 STORE_PARAMETER = "document_store"
+HAYSTACK_COMPONENTS = ("haystack.components.", "haystack_integrations.components.")  # their `model` loads offline
 # Components that keep derived model files (ONNX exports) get the deployment's folder unless YAML names one.
 MODEL_CACHE_PARAMETER = "model_cache_dir"
 INTERFACE_KEYS = ("inputs", "outputs")
@@ -68,6 +72,7 @@ class LoadedPipeline:
     inputs: dict[str, list[Socket]]
     outputs: dict[str, Socket]
     fingerprint: str
+    optional: frozenset[str] = frozenset()  # inputs a tool may leave unset (those with defaults, when derived)
 
     def run(self, values: dict[str, Any]) -> dict[str, Any]:
         """Named input values -> named output values."""
@@ -161,18 +166,24 @@ class Loader:
         interface = {key: raw.pop(key, None) or {} for key in INTERFACE_KEYS}
         described = json.dumps(raw, sort_keys=True, default=str)  # before stores and paths are resolved
         files: list[str] = []
+        replaced: dict[str, dict[str, Any]] = {}  # component -> init parameters set after its from_dict
         for name, spec in raw["components"].items():
             cls = _allowed_class(path, name, spec)
-            spec["init_parameters"] = self._resolve(path, name, cls, dict(spec.get("init_parameters") or {}), files)
+            params = dict(spec.get("init_parameters") or {})
+            spec["init_parameters"] = self._resolve(path, name, cls, params, files, replaced)
         fingerprint = _digest([described, *files])
+        callbacks = DeserializationCallbacks(lambda name, _, params: params.update(replaced.get(name, {})))
         try:
-            pipeline = Pipeline.from_dict(raw, allowed_modules=ALLOWED_MODULES)
+            pipeline = Pipeline.from_dict(raw, callbacks, allowed_modules=ALLOWED_MODULES)
         except (DeserializationError, PipelineError, HaygateError, TypeError, ValueError, ImportError) as error:
             component = _failing_component(error, raw)
             cause = error.__cause__ or error
             where = f"component '{component}': " if component else ""
             msg = f"{path}: {where}{_first_line(cause)}"
             raise ConfigurationError(msg, {"file": str(path), "component": component}) from error
+        if not interface["inputs"] and not interface["outputs"]:
+            inputs, outputs, optional = _open_interface(pipeline)
+            return LoadedPipeline(path, pipeline, inputs, outputs, fingerprint, optional)
         inputs, outputs = _interface(path, pipeline, interface)
         return LoadedPipeline(path, pipeline, inputs, outputs, fingerprint)
 
@@ -189,15 +200,40 @@ class Loader:
                 names.append(reference)
         return list(dict.fromkeys(names))
 
-    def _resolve(self, path: Path, name: str, cls: type, params: dict[str, Any], files: list[str]) -> dict[str, Any]:
-        """Store references become stores; `Path` parameters become absolute paths under the home."""
+    def _resolve(
+        self,
+        path: Path,
+        name: str,
+        cls: type,
+        params: dict[str, Any],
+        files: list[str],
+        replaced: dict[str, dict[str, Any]],
+    ) -> dict[str, Any]:
+        """Store references become stores (`{collection: X}`, or a `QdrantDocumentStore` whose `index` is X, as
+        `Pipeline.dumps()` writes it); `Path` parameters become absolute paths under the home; a Haystack
+        component's `model` name loads offline (the packaged MiniLM, a local path, the Hugging Face cache)."""
         reference = _store_reference(params)
         if reference is not None:
             try:
-                params[STORE_PARAMETER] = self.store(reference)
+                store = self.store(reference)
             except HaygateError as error:
                 msg = f"{path}: component '{name}': {error.message}"
+                if _qdrant_store_index(params) is not None:
+                    msg += f" (a QdrantDocumentStore's `index` names a collection of {self.settings.collections_dir})"
                 raise ConfigurationError(msg, {"file": str(path), "component": name}) from error
+            if _qdrant_store_index(params) is None:
+                params[STORE_PARAMETER] = store
+            else:
+                # qdrant-haystack's retrievers rebuild their store from its dict in from_dict: the dict stays,
+                # and the store replaces it just before __init__ (`replaced`, through Haystack's callback).
+                from haystack_integrations.document_stores.qdrant import QdrantDocumentStore
+
+                from haygate.document_stores.qdrant_view import CollectionAsQdrantStore
+
+                embedded = not isinstance(store, QdrantDocumentStore)  # the embedded store: a view of it
+                replaced[name] = {STORE_PARAMETER: CollectionAsQdrantStore(store, reference) if embedded else store}
+        if cls.__module__.startswith(HAYSTACK_COMPONENTS) and isinstance(params.get("model"), str):
+            params["model"] = resolve_model(params["model"])
         for parameter in _path_parameters(cls):
             value = params.get(parameter)
             if isinstance(value, str):
@@ -210,11 +246,19 @@ class Loader:
 
 
 def _store_reference(params: dict[str, Any]) -> str | None:
-    """`document_store: {collection: docs}` names the collection `docs`."""
+    """`document_store: {collection: docs}` names the collection `docs`; so does a serialized
+    `QdrantDocumentStore` with `index: docs`."""
     reference = params.get(STORE_PARAMETER)
     if isinstance(reference, dict) and set(reference) == {"collection"}:
         return str(reference["collection"])
-    return None
+    return _qdrant_store_index(params)
+
+
+def _qdrant_store_index(params: dict[str, Any]) -> str | None:
+    reference = params.get(STORE_PARAMETER)
+    if not isinstance(reference, dict) or not str(reference.get("type", "")).endswith(".QdrantDocumentStore"):
+        return None
+    return str((reference.get("init_parameters") or {}).get("index") or "Document")
 
 
 def _read_yaml(path: Path) -> Any:
@@ -224,7 +268,7 @@ def _read_yaml(path: Path) -> Any:
         msg = f"{path}: cannot read pipeline: {error.strerror}"
         raise ConfigurationError(msg, {"file": str(path)}) from error
     try:
-        return yaml.safe_load(text)
+        return yamlfile.safe_load(text)
     except yaml.YAMLError as error:
         msg = f"{path}: invalid YAML: {error}"
         raise ConfigurationError(msg, {"file": str(path)}) from error
@@ -325,6 +369,31 @@ def _interface(
                 msg = f"{path}: input '{component}.{socket}' is required but neither connected nor in `inputs:`"
                 raise ConfigurationError(msg, {"file": str(path), "component": component})
     return inputs, outputs
+
+
+def _open_interface(
+    pipeline: Pipeline,
+) -> tuple[dict[str, list[Socket]], dict[str, Socket], frozenset[str]]:
+    """A pipeline with no `inputs:`/`outputs:` (as `Pipeline.dumps()` writes it) is run as Haystack runs it:
+    each input is named by its socket and feeds every open socket of that name (`text` -> `embedder.text`),
+    and each leaf output is named by its socket, or `component.socket` where two components leave one name
+    open. Inputs with defaults are optional: a tool declares the ones its callers may set."""
+    inputs: dict[str, list[Socket]] = {}
+    required: set[str] = set()
+    for component, sockets in pipeline.inputs().items():
+        for socket, spec in sockets.items():
+            inputs.setdefault(socket, []).append((component, socket))
+            if spec.get("is_mandatory"):
+                required.add(socket)
+    leaves = [(component, socket) for component, sockets in pipeline.outputs().items() for socket in sockets]
+    counts: dict[str, int] = {}
+    for _, socket in leaves:
+        counts[socket] = counts.get(socket, 0) + 1
+    outputs = {
+        (socket if counts[socket] == 1 else f"{component}.{socket}"): (component, socket)
+        for component, socket in leaves
+    }
+    return inputs, outputs, frozenset(inputs) - required
 
 
 def _socket(path: Path, kind: str, name: Any, target: Any, sockets: dict[str, dict[str, Any]]) -> Socket:

@@ -3,6 +3,7 @@
 `mcp.py` and `http.py` put MCP and REST in front of this; `haygate call` uses it directly.
 """
 
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -12,11 +13,13 @@ from typing import Any
 
 import anyio
 import jsonschema_rs
+from haystack import Document
 from haystack.core.errors import PipelineRuntimeError
 from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
 
+from haygate.components.response_formatter import ResponseFormatter, documents_envelope
 from haygate.errors import ConfigurationError, HaygateError, InternalError, InvalidRequestError, NotFoundError, cause_of
 from haygate.gateway.catalog import load_catalog
 from haygate.gateway.declarations import ToolDeclaration
@@ -26,6 +29,16 @@ from haygate.gateway.writer import Writer
 logger = logging.getLogger(__name__)
 
 SERVER_FILTERS = "server_filters"  # the pipeline input the tenant condition goes to
+QUERY_INPUTS = ("query", "text", "question")  # the input an envelope's `metadata.query` echoes
+REHEARSALS = 3  # example calls per tool at warm-up (and in `haygate validate`)
+
+
+class OutputSchemaError(InternalError):
+    """A tool's result broke its own output schema: a 500 to the caller, the problems for the operator."""
+
+    def __init__(self, message: str, problems: list[str], result: Any) -> None:
+        super().__init__(message)
+        self.problems, self.result = problems, result
 
 
 def validation_details(error: ValidationError, declaration: ToolDeclaration) -> list[dict[str, Any]]:
@@ -63,12 +76,17 @@ class ToolRuntime:
     arguments_model: type[BaseModel] = field(init=False)
     result_validator: Validator | None = field(init=False)
     result_check: Any = field(init=False)  # jsonschema-rs: the per-call check, ~50x faster than `jsonschema`
+    documents_output: bool = field(init=False)  # the output is a list of Documents: returned in the envelope
 
     def __post_init__(self) -> None:
         self.arguments_model = self.declaration.arguments_model()
-        schema = self.declaration.output_schema
+        schema = self.declaration.result_schema
         self.result_validator = validator_for(schema)(schema) if schema else None
         self.result_check = jsonschema_rs.validator_for(schema) if schema else None
+        pipeline, output = self.pipeline, self.declaration.output
+        self.documents_output = (
+            pipeline is not None and output in pipeline.outputs and returns_documents(pipeline, output)
+        )
 
     @property
     def name(self) -> str:
@@ -106,35 +124,74 @@ class ToolRuntime:
         pipeline = self.pipeline
         if SERVER_FILTERS in pipeline.inputs:
             values[SERVER_FILTERS] = self.server_filters()
-        return self._checked(self._guarded(lambda: pipeline.run(values)[self.declaration.output]))
+        return self._checked(self._guarded(lambda: self._enveloped(pipeline.run(values), values)))
 
-    def rehearse(self) -> None:
-        """One call with the declaration's own examples, made at warm-up: the model's first inference, the
-        store's first query and every component's first run happen here, not in a client's first call."""
+    def _enveloped(self, outputs: dict[str, Any], values: dict[str, Any]) -> Any:
+        """The declared output; a list of Documents in the standard results envelope."""
+        result = outputs[self.declaration.output]
+        if self.documents_output:
+            query = next((v for k, v in values.items() if k in QUERY_INPUTS and isinstance(v, str)), None)
+            return documents_envelope(result, query)
+        return result
+
+    def rehearse(self) -> list[dict[str, Any]]:
+        """The declaration's own examples, run at warm-up (up to REHEARSALS calls, the k-th example of each
+        required parameter): the model's first inference, the store's first query and every component's first
+        run happen here, not in a client's first call. An example that fails inside the tool (a component
+        raises, or the result breaks the output schema) is a ConfigurationError: such a tool would answer 500
+        to every call, so it is not served. One that finds nothing or names a value not yet stored is fine."""
         if self.pipeline is None:
-            return  # write actions change data; their components are warmed by the writer
-        arguments = {name: spec.examples[0] for name, spec in self.declaration.parameters.items() if spec.required}
-        started = time.perf_counter()
-        try:
-            self.run(arguments)
-        except HaygateError as error:  # an example that finds nothing or a filter value not yet stored
-            log = logger.warning if isinstance(error, InternalError) else logger.info
-            log("warm-up call of '%s' answered %s: %s", self.name, error.code, error.message)
-        logger.debug("warm-up call of '%s' took %.1f ms", self.name, (time.perf_counter() - started) * 1000)
+            return []  # write actions change data; their components are warmed by the writer
+        results = []
+        for arguments in self.example_arguments():
+            started = time.perf_counter()
+            try:
+                results.append(self.run(arguments))
+            except InternalError as error:
+                raise ConfigurationError(self._rehearsal_problem(arguments, error)) from error
+            except HaygateError as error:
+                logger.info("warm-up call of '%s' answered %s: %s", self.name, error.code, error.message)
+            logger.debug("warm-up call of '%s' took %.1f ms", self.name, (time.perf_counter() - started) * 1000)
+        return results
 
-    def _checked(self, result: dict[str, Any]) -> dict[str, Any]:
+    def example_arguments(self) -> list[dict[str, Any]]:
+        required = {name: spec.examples for name, spec in self.declaration.parameters.items() if spec.required}
+        calls = min(REHEARSALS, max((len(examples) for examples in required.values()), default=1))
+        return [
+            {name: examples[min(k, len(examples) - 1)] for name, examples in required.items()} for k in range(calls)
+        ]
+
+    def _rehearsal_problem(self, arguments: dict[str, Any], error: InternalError) -> str:
+        call = json.dumps(arguments, default=str)
+        if isinstance(error, OutputSchemaError):
+            hint = ""
+            if isinstance(error.result, list):
+                hint = (
+                    f"; the pipeline output '{self.declaration.output}' is a list, and a tool returns an object: "
+                    "a list of Documents gets the standard results envelope, anything else needs a formatter"
+                )
+            return (
+                f"tool '{self.name}': its example call {call} gave a result outside its output_schema: "
+                f"{'; '.join(error.problems[:3])}{hint}"
+            )
+        cause = error.__cause__
+        where = cause.component_name if isinstance(cause, PipelineRuntimeError) else "pipeline"
+        reason = str(cause.__cause__ or cause) if cause is not None else error.message
+        return f"tool '{self.name}': its example call {call} failed in component '{where}': {reason[:500]}"
+
+    def _checked(self, result: Any) -> dict[str, Any]:
         """A result that breaks the tool's own output schema never reaches a client: MCP clients validate
         structured content against it and would reject the whole call, with no usable result. The check is
         jsonschema-rs's; `jsonschema` words the problems when there are any."""
         if self.result_validator is None or self.result_check.is_valid(result):
-            return result
+            return result  # type: ignore[no-any-return]
         problems = [
             f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
             for e in self.result_validator.iter_errors(result)
         ]
         logger.error("tool '%s' produced a result outside its output schema: %s", self.name, "; ".join(problems[:5]))
         msg = f"tool '{self.name}' produced a result outside its declared output schema; the server log has details"
-        raise InternalError(msg)
+        raise OutputSchemaError(msg, problems=problems, result=result)
 
     def _guarded(self, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """Run the tool; anything but one of our errors is logged with its component and masked."""
@@ -204,10 +261,10 @@ class Gateway:
                 continue
             try:
                 runtime.pipeline.pipeline.warm_up()
-                runtime.rehearse()
+                self.check_meta_fields(runtime, runtime.rehearse())
             except Exception as error:
                 reason = error.message if isinstance(error, HaygateError) else str(error)
-                problem = f"tool '{name}': warm-up failed: {reason}"
+                problem = reason if reason.startswith(f"tool '{name}'") else f"tool '{name}': warm-up failed: {reason}"
                 if strict:
                     raise ConfigurationError(problem) from error
                 logger.error("left out: %s", problem)
@@ -219,6 +276,29 @@ class Gateway:
                     "'%s' was written without building its indexes: building them in the background", collection
                 )
                 self.writer.optimize_soon(collection)
+
+    def check_meta_fields(self, runtime: ToolRuntime, results: list[dict[str, Any]]) -> None:
+        """A formatter field whose meta key no example result has and the collection does not declare is a
+        typo (`meta.sorce` for `meta.source`): every result would carry it as null. Checked only when the
+        examples found something, since an empty store has no meta to go by."""
+        assert runtime.pipeline is not None
+        for _, formatter in runtime.pipeline.pipeline.walk():
+            if not isinstance(formatter, ResponseFormatter):
+                continue
+            rows = [
+                row for result in results for row in result.get(formatter.results_key) or [] if isinstance(row, dict)
+            ]
+            if not rows:
+                continue
+            declared = self.loader.schema(formatter.collection).declared_meta_keys()
+            for field_name, key in formatter.meta_fields().items():
+                if key not in declared and all(row.get(field_name) is None for row in rows):
+                    msg = (
+                        f"tool '{runtime.name}': formatter field '{field_name}' reads meta.{key}, which none of "
+                        f"{len(rows)} example results has and collection '{formatter.collection}' does not "
+                        f"declare; its declared meta keys: {', '.join(sorted(declared))}"
+                    )
+                    raise ConfigurationError(msg)
 
     def get(self, name: str) -> ToolRuntime:
         if name not in self.tools:
@@ -303,11 +383,26 @@ def check_interface(declaration: ToolDeclaration, pipeline: LoadedPipeline) -> N
     if unknown:
         msg = f"{where} declares {unknown}, which are not inputs of the pipeline; inputs: {sorted(pipeline.inputs)}"
         raise ConfigurationError(msg, {"file": str(pipeline.path)})
-    unfed = sorted(set(pipeline.inputs) - supplied - {SERVER_FILTERS})
+    unfed = sorted(set(pipeline.inputs) - supplied - {SERVER_FILTERS} - pipeline.optional)
     if unfed:
         msg = f"{where}: pipeline inputs {unfed} are neither parameters nor fixed_arguments of the tool"
         raise ConfigurationError(msg, {"file": str(pipeline.path)})
     if declaration.output not in pipeline.outputs:
         outputs = sorted(pipeline.outputs)
-        msg = f"{where} returns output '{declaration.output}', which the pipeline lacks; outputs: {outputs}"
+        msg = (
+            f"{where} returns output '{declaration.output}' (`output:` in the declaration, default `result`), "
+            f"which the pipeline lacks; outputs: {outputs}"
+        )
         raise ConfigurationError(msg, {"file": str(pipeline.path)})
+    if declaration.output_schema is None and not returns_documents(pipeline, declaration.output):
+        msg = (
+            f"{where}: output '{declaration.output}' is not a list of Documents, so the declaration needs an "
+            "`output_schema` (the JSON Schema of the object it returns)"
+        )
+        raise ConfigurationError(msg, {"file": str(pipeline.path)})
+
+
+def returns_documents(pipeline: LoadedPipeline, output: str) -> bool:
+    component, socket = pipeline.outputs[output]
+    sockets = pipeline.pipeline.outputs(include_components_with_connected_outputs=True)
+    return sockets.get(component, {}).get(socket, {}).get("type") == list[Document]

@@ -38,7 +38,8 @@ def record_id(record: dict[str, Any], schema: CollectionSchema, text: str) -> st
     names = [spec] if isinstance(spec, str) else spec
     missing = [n for n in names if record.get(n) in (None, "")]
     if missing:
-        raise InvalidRecordError(f"missing id field(s) {', '.join(missing)}")
+        has = ", ".join(sorted(map(str, record))) or "no fields"
+        raise InvalidRecordError(f"missing id field(s) {', '.join(missing)}; the record has: {has}")
     return ":".join(str(record[n]) for n in names)
 
 
@@ -63,7 +64,8 @@ def to_document(record: dict[str, Any], schema: CollectionSchema, fingerprint: s
     text = record_text(record, schema).strip()
     if not text:
         source = schema.record.content or "content_template"
-        raise InvalidRecordError(f"empty or missing content field {source!r}")
+        has = ", ".join(sorted(map(str, record))) or "no fields"
+        raise InvalidRecordError(f"empty or missing content field {source!r}; the record has: {has}")
     rid = record_id(record, schema, text)
     meta = {
         name: record[field] for name, field in schema.record.meta_fields.items() if record.get(field) not in (None, "")

@@ -11,6 +11,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from haygate import yamlfile
 from haygate.errors import ConfigurationError, NotFoundError
 from haygate.ingest.fields import FieldSpec
 
@@ -120,11 +121,19 @@ class CollectionSchema(BaseModel):
     def indexing_pipeline(self) -> str:
         return self.indexing or f"indexing/{self.name}.yaml"
 
+    def declared_meta_keys(self) -> set[str]:
+        """The meta keys this file names: the record's meta (renames under their new name), its constants,
+        the links field, and the payload and text indexes' `meta.` keys (which indexing components fill)."""
+        keys = {entry if isinstance(entry, str) else next(iter(entry)) for entry in self.record.meta}
+        indexed = [*self.payload_indexes, *self.text_index]
+        keys |= {path.split(".")[1] for path in indexed if path.startswith("meta.")}
+        return keys | set(self.record.constants) | ({self.links} if self.links else set())
+
 
 def load_schema(path: Path) -> CollectionSchema:
     """Parse and validate one collection schema file, naming the file in every error."""
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = yamlfile.safe_load(path.read_text())
     except yaml.YAMLError as error:
         msg = f"{path}: invalid YAML: {error}"
         raise ConfigurationError(msg, {"file": str(path)}) from error

@@ -57,7 +57,7 @@ def to_mcp_tool(service: GatewayService, declaration: ToolDeclaration) -> Declar
         name=declaration.name,
         description=declaration.description,
         parameters=declaration.input_schema(),
-        output_schema=declaration.output_schema,
+        output_schema=declaration.result_schema,
         annotations=ToolAnnotations(
             read_only_hint=declaration.read_only,
             destructive_hint=not declaration.read_only,

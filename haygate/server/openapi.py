@@ -83,7 +83,7 @@ def tool_operation(declaration: ToolDeclaration, secured: bool) -> dict[str, Any
             "responses": {
                 "200": {
                     "description": "Result",
-                    "content": {"application/json": {"schema": declaration.output_schema}},
+                    "content": {"application/json": {"schema": declaration.result_schema}},
                 },
                 **_errors(codes),
             },

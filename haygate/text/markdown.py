@@ -6,6 +6,8 @@ from typing import Any
 
 import yaml
 
+from haygate import yamlfile
+
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -23,7 +25,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, int]:
     if end is None:
         raise FrontMatterError("front matter starts with '---' but never ends")
     try:
-        front = yaml.safe_load("\n".join(lines[1:end])) or {}
+        front = yamlfile.safe_load("\n".join(lines[1:end])) or {}
     except yaml.YAMLError as error:
         raise FrontMatterError(f"invalid front matter: {error}") from error
     if not isinstance(front, dict):

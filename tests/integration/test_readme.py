@@ -48,12 +48,15 @@ WAIT = 120  # seconds any one command or server start may take here, inside the 
 
 
 # Which test runs each block, by the block's first line. A block missing here fails the first test.
+OWN_PIPELINE = "tests/integration/test_own_pipeline.py::test_a_pipeline_saved_by_haystack_is_served_as_it_is"
 RUN_BY = {
     "make run": "the make_run fixture runs `make run`; .ci/run runs `make test` (test_make_test_is_what_ci_runs)",
     "curl -s localhost:8000/api/tools/search_docs": "test_try_it",
     '{\n  "mcpServers"': "test_the_stdio_configuration",
     "haygate init my-docs": "test_your_own_project_and_component",
     "# components/prefer_version.py": "test_your_own_project_and_component",
+    "# save_pipeline.py": OWN_PIPELINE,
+    "# configs/tools/haystack_docs_search.yaml": OWN_PIPELINE,
     "# pipelines/tools/search_docs.yaml\ncomponents:": "test_your_own_project_and_component",
     '{"mcpServers": {"haygate": {"url"': "test_the_http_configuration",
     "import asyncio": "test_the_python_snippet",
@@ -83,6 +86,10 @@ def test_every_block_is_run_by_a_test() -> None:
         key = next((k for k in RUN_BY if (found.text.strip()).startswith(k)), None)
         assert key is not None, f"README line {found.line}: no test runs this block: {found.first_line!r}"
         runner = RUN_BY[key]
+        if "::" in runner:  # a test of another module: tests/...py::test_name
+            module, _, name = runner.partition("::")
+            assert f"def {name}(" in (PROJECT / module).read_text(), runner
+            continue
         assert runner.split()[0] in names or runner.startswith("the make_run fixture"), runner
 
 

@@ -21,6 +21,7 @@ LAYERS = [
         "haygate.templates",
         "haygate.logs",
         "haygate.home",
+        "haygate.yamlfile",
     ],
     ["haygate.text"],
     ["haygate.document_stores"],

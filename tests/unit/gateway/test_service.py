@@ -63,7 +63,7 @@ def test_writes_say_what_happened_to_each_record(service: GatewayService) -> Non
     first = anyio.run(service.write, lambda g: g.writer.upsert("entities", [ENTITY, no_id, {"title": "T"}, "text"]))
     assert (first["added"], first["updated"], first["unchanged"]) == (1, 0, 0)
     assert [(r["index"], r["reason"]) for r in first["refused"]] == [
-        (1, "missing id field(s) entity_id"),
+        (1, "missing id field(s) entity_id; the record has: " + ", ".join(sorted(no_id))),
         (2, "field 'entity_type' is required"),
         (3, "expected a JSON object, got str"),
     ]

@@ -50,7 +50,7 @@ def test_bad_records_are_named_and_good_ones_land(loader: Loader, tmp_path: Path
     report = ingest_files(loader.collection("entities"), [source], progress=False)
     assert report.errors == [
         f"{source}:2: invalid JSON: Expecting property name enclosed in double quotes at column 2",
-        f"{source}:3: missing id field(s) entity_id",
+        f"{source}:3: missing id field(s) entity_id; the record has: entity_type, product_id, title",
     ]
     assert loader.store("entities").count_documents() == 2
     assert "2 new or changed, 0 unchanged, 2 rejected" in report.summary()

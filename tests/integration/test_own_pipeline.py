@@ -1,0 +1,125 @@
+"""A Haystack user's own pipeline, served as Haystack saved it, and the mistakes a new tool's author makes,
+each caught by `haygate validate` (and left out of a server, named in /health) with a message that says
+what to change."""
+
+from contextlib import chdir
+from pathlib import Path
+
+import pytest
+import yaml
+from fastmcp import Client
+
+from haygate.cli import main
+from haygate.components.response_formatter import DOCUMENTS_ENVELOPE_SCHEMA
+from haygate.gateway.loader import Loader
+from haygate.gateway.runtime import Gateway
+from tests.conftest import copy_project, make_settings, mcp_for
+from tests.docs import block
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+def readme_pipeline(home: Path) -> str:
+    """The README's `save_pipeline.py` as written, run from the project folder: what a Haystack user has."""
+    program = block("# save_pipeline.py").text
+    with chdir(home):
+        exec(compile(program, "save_pipeline.py", "exec"), {"__name__": "__main__"})
+    return (home / "pipelines" / "tools" / "haystack_docs_search.yaml").read_text()
+
+
+def home_with_readme_tool(tmp_path: Path) -> Path:
+    """A copy of the project whose one tool is the README's: its declaration, its pipeline as Haystack saved it."""
+    home = copy_project(tmp_path / "home")
+    for declared in (home / "configs" / "tools").glob("*.yaml"):
+        declared.unlink()  # this tool alone: what the test is about
+    declaration = block("# configs/tools/haystack_docs_search.yaml").text
+    (home / "configs" / "tools" / "haystack_docs_search.yaml").write_text(declaration)
+    pipeline = yaml.safe_load(readme_pipeline(home))
+    assert "inputs" not in pipeline and "outputs" not in pipeline  # Haystack's own format, nothing added
+    return home
+
+
+@pytest.mark.budget(60, "torch and sentence-transformers load for the user's own embedder")
+async def test_a_pipeline_saved_by_haystack_is_served_as_it_is(tmp_path: Path, samples_dir: Path) -> None:
+    home = home_with_readme_tool(tmp_path)
+    with Loader(make_settings(samples_dir, home=home)) as loader:
+        gateway = Gateway.load(loader)
+        gateway.warm_up()
+        async with Client(mcp_for(gateway)) as client:
+            [tool] = await client.list_tools()
+            answer = await client.call_tool("haystack_docs_search", {"text": "bearer token", "top_k": 2})
+    assert tool.outputSchema == DOCUMENTS_ENVELOPE_SCHEMA
+    result = answer.structured_content
+    assert result["metadata"] == {
+        "query": "bearer token",
+        "result_count": 2,
+        "message": "2 result(s) for 'bearer token'.",
+    }
+    first = result["results"][0]
+    assert first["meta"]["section_path"].endswith("bearer-tokens") and first["score"] > 0.3, first
+
+
+def broken(tmp_path: Path, change: str) -> Path:
+    """The project with search_docs alone, and one mistake planted in it."""
+    home = copy_project(tmp_path / "home")
+    for declared in (home / "configs" / "tools").glob("*.yaml"):
+        if declared.name != "search_docs.yaml":
+            declared.unlink()
+    declaration_file = home / "configs" / "tools" / "search_docs.yaml"
+    pipeline_file = home / "pipelines" / "tools" / "search_docs.yaml"
+    declaration, pipeline = yaml.safe_load(declaration_file.read_text()), yaml.safe_load(pipeline_file.read_text())
+    if change == "output_schema":
+        declaration["output_schema"]["required"] = ["results", "answers"]
+    elif change == "meta_key":
+        pipeline["components"]["formatter"]["init_parameters"]["fields"]["source"] = "meta.sorce_name"
+    elif change == "description":
+        declaration["parameters"]["query"]["description"] = "query"
+    declaration_file.write_text(yaml.safe_dump(declaration))
+    pipeline_file.write_text(yaml.safe_dump(pipeline))
+    return home
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (
+            "output_schema",
+            'tool \'search_docs\': its example call {"query": "how do I serialize a pipeline to YAML"} gave a '
+            "result outside its output_schema: (root): 'answers' is a required property",
+        ),
+        (
+            "meta_key",
+            "tool 'search_docs': formatter field 'source' reads meta.sorce_name, which none of",
+        ),
+        ("description", "parameters.query.description: String should have at least 10 characters"),
+    ],
+)
+def test_validate_names_each_planted_mistake(
+    change: str,
+    said: str,
+    tmp_path: Path,
+    samples_copy: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    home = broken(tmp_path, change)
+    monkeypatch.setenv("HAYGATE_DATA_DIR", str(samples_copy))  # the examples run on the project's data
+    assert main(["validate", "--home", str(home)]) == 2
+    printed = capsys.readouterr().out
+    assert said in printed and "ok  search_docs" not in printed, printed
+    if change == "meta_key":
+        assert "collection 'docs' does not declare; its declared meta keys: content_type, doc_title" in printed
+
+
+def test_a_server_leaves_out_a_tool_that_would_answer_500_and_says_so_in_health(
+    tmp_path: Path, samples_copy: Path
+) -> None:
+    from haygate.server.service import GatewayService
+
+    service = GatewayService(make_settings(samples_copy, home=broken(tmp_path, "output_schema")))
+    service.start(background=False)
+    try:
+        assert "search_docs" not in service.listing()
+        assert any("gave a result outside its output_schema" in p for p in service.health()["problems"])
+    finally:
+        service.close()
