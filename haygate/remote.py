@@ -91,7 +91,9 @@ def ingest_through(client: ServerClient, collection: str, files: list[Path], pro
                 for refusal in answer["refused"]:
                     index, record = sendable[refusal["index"]]
                     report.refused.append(Refusal(record.where, index, refusal["reason"]))
-                report.warnings = answer.get("warnings") or report.warnings
+                report.chunks += answer.get("chunks", 0)
+                report.seconds += answer.get("seconds", 0.0)
+                report.warnings += [w for w in answer.get("warnings") or [] if w not in report.warnings]
             if pacer is not None:
                 pacer.took(len(batch), time.perf_counter() - began)
             bar.update(len(batch))

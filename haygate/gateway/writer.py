@@ -32,6 +32,8 @@ def report_dict(report: IngestReport) -> dict[str, Any]:
         "duplicates": report.duplicates,
         "refused": [{"index": r.index, "where": r.where, "reason": r.reason} for r in report.refused],
         "warnings": report.warnings,
+        "chunks": report.chunks,
+        "seconds": round(report.seconds, 3),
     }
 
 

@@ -8,6 +8,7 @@ already landed.
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,15 @@ from haygate.ingest.schema import CollectionSchema
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+
+# A long record that the indexing pipeline writes as one document gets a warning. The dense embedder the bundled
+# pipelines name (all-MiniLM-L6-v2) reads 256 word pieces and drops the rest: about 190 English words (~1.35
+# pieces a word), the warning's "first ~200 words". The threshold is over twice that window, not the window: a
+# record a little past it loses only its tail, and collections of short texts (memories, knowledge) hold many
+# such; of a 512-word record (~690 pieces) less than 40% is embedded.
+LONG_RECORD_WORDS = 512
+WORDS_EMBEDDED = 200  # what the warning says the embedder reads (256 word pieces, rounded up)
+LONG_RECORDS_NAMED = 3  # a warning about more long records names the longest ones and counts the rest
 
 
 @dataclass
@@ -56,6 +66,10 @@ def ingest_files(
     pacer = Pacer(PROGRESS_SECONDS, batch_records) if progress else None
     superseded = superseded_records(collection, _all_records(paths))  # a first, cheap pass: no embedding
     with tqdm(total=total, unit="rec", desc=f"ingest {collection.name}", disable=not progress) as bar:
+
+        def show_chunks(report: IngestReport) -> None:  # the bar counts records; the chunks are the work
+            bar.set_postfix_str(f"{report.chunks} chunks, {report.chunks_per_second:.1f} chunks/s", refresh=False)
+
         report = ingest_records(
             collection,
             _all_records(paths),
@@ -64,6 +78,7 @@ def ingest_files(
             pacer=pacer,
             superseded=superseded,
             optimize=optimize,
+            on_report=show_chunks if progress else None,
         )
         bar.total = report.records  # the line count was an estimate (blank lines, Markdown files)
         bar.refresh()
@@ -78,27 +93,45 @@ def ingest_records(
     optimize: bool = True,
     pacer: Pacer | None = None,
     superseded: set[int] | None = None,
+    on_report: Callable[[IngestReport], object] | None = None,
 ) -> IngestReport:
     """Records -> the collection, a batch at a time. Each batch becomes visible at once, and durable, when
-    it is written (`store.batch()`); `on_batch(n)` hears of every `n` records done. `optimize`: compact
-    the collection at the end if anything was written (a server's writer does it once writes pause).
+    it is written (`store.batch()`); `on_batch(n)` hears of every `n` records done, after `on_report` of
+    the report so far (its chunks). `optimize`: compact the collection at the end if anything was written
+    (a server's writer does it once writes pause).
     `pacer`: size the batches by how long they take (for a progress bar) instead of `batch_records` each.
     `superseded`: positions of records whose id comes again later (`superseded_records`); computed here when
     `records` is a list. The last occurrence of an id wins, wherever the batches fall."""
     if superseded is None and isinstance(records, list):
         superseded = superseded_records(collection, records)
     report = IngestReport(collection.name)
+    plan = IndexingPlan.of(collection.indexing, collection.entry)
+    long: list[tuple[str, int]] = []  # (record id, words) of long records written as one document
+    warm = False
     for batch in _batches(enumerate(records), lambda: pacer.size if pacer else batch_records):
         started = time.perf_counter()
         with collection.store.batch():
             mapped = _map_batch(batch, collection, report, superseded or set())
             fresh = _changed_only(collection.store, mapped, report)
             if fresh:
-                _index(collection, fresh, report)
+                if not warm:  # the models load once, when first needed: not the chunks' time, nor the pace's
+                    loading = time.perf_counter()
+                    collection.indexing.warm_up()
+                    warm, started = True, started + time.perf_counter() - loading
+                written = _index(collection, plan, fresh, report)
+                report.chunks += len(written)
+                if plan.truncates_long_records:
+                    long += _long_and_whole(fresh, written)
+        took = time.perf_counter() - started
+        report.seconds += took
         if pacer is not None:
-            pacer.took(len(batch), time.perf_counter() - started)
+            pacer.took(len(batch), took)
+        if on_report is not None:
+            on_report(report)
         if on_batch is not None:
             on_batch(len(batch))
+    if long:
+        report.warnings.append(long_records_warning(long, collection.schema.indexing_pipeline))
     if report.written and optimize:
         try:
             collection.store.optimize()
@@ -112,35 +145,128 @@ def ingest_records(
 Mapped = tuple[int, SourceRecord, Document]
 
 
-def _index(collection: Collection, fresh: list[tuple[Mapped, bool]], report: IngestReport) -> None:
-    """Run the indexing pipeline on a batch; if a record makes it fail, index the others one by one."""
-    component, socket = collection.entry
+@dataclass(frozen=True)
+class IndexingPlan:
+    """What ingest reads off a collection's indexing pipeline: which outputs its writers write (to count
+    the chunks), and whether it embeds a long record whole, cut off where the model stops reading."""
+
+    entry: tuple[str, str]
+    written: tuple[tuple[str, str], ...]  # the (component, output socket) pairs that feed a writer
+    entry_writes: bool  # the mapped Documents go straight into a writer
+    truncates_long_records: bool  # a dense embedder embeds only the start of each document, and nothing splits
+
+    @classmethod
+    def of(cls, pipeline: Pipeline, entry: tuple[str, str]) -> "IndexingPlan":
+        written = tuple(
+            (sender, edge["from_socket"].name)
+            for sender, receiver, edge in pipeline.graph.edges(data=True)
+            if _is_writer(pipeline.get_component(receiver))
+        )
+        components = [instance for _, instance in pipeline.walk()]
+        splits = any(_is_splitter(instance) for instance in components)
+        truncating = any(_truncates(instance) for instance in components)
+        entry_writes = _is_writer(pipeline.get_component(entry[0]))
+        return cls(entry, written, entry_writes, truncating and not splits)
+
+    def run(self, pipeline: Pipeline, documents: list[Document]) -> list[Document]:
+        """Run the pipeline on `documents`; the documents its writers were given, each id once."""
+        component, socket = self.entry
+        senders = {sender for sender, _ in self.written}
+        results = pipeline.run({component: {socket: documents}}, include_outputs_from=senders)
+        given = list(documents) if self.entry_writes else []
+        for sender, output in self.written:
+            given += (results.get(sender) or {}).get(output) or []
+        return list({document.id: document for document in given}.values())
+
+
+def _is_writer(instance: object) -> bool:
+    return type(instance).__name__.endswith("DocumentWriter")
+
+
+def _is_splitter(instance: object) -> bool:
+    """Haystack's DocumentSplitter, RecursiveDocumentSplitter, MarkdownHeaderSplitter, ..., DocumentPreprocessor
+    (a cleaner and a splitter), and chunkers. One not named so is caught by what it writes (`_long_and_whole`)."""
+    kind = type(instance).__name__
+    return kind.endswith(("Splitter", "Chunker")) or kind == "DocumentPreprocessor"
+
+
+def _truncates(instance: object) -> bool:
+    """A dense document embedder, which embeds a document's start only. Not a sparse one (BM25 counts every
+    word), nor haygate's DenseDocumentEmbedder with `passages`, which embeds every word window as well."""
+    kind = type(instance).__name__
+    return kind.endswith("DocumentEmbedder") and "Sparse" not in kind and getattr(instance, "passages", None) is None
+
+
+def _long_and_whole(fresh: list[tuple[Mapped, bool]], written: list[Document]) -> list[tuple[str, int]]:
+    """(record id, words) of the records over LONG_RECORD_WORDS that were written as one document."""
+    documents_of = Counter(str(document.meta.get(RECORD_ID)) for document in written)
+    long = []
+    for (_, _, document), _ in fresh:
+        rid = str(document.meta[RECORD_ID])
+        words = len((document.content or "").split())
+        if words > LONG_RECORD_WORDS and documents_of[rid] == 1:
+            long.append((rid, words))
+    return long
+
+
+def long_records_warning(long: list[tuple[str, int]], indexing_pipeline: str) -> str:
+    """One warning for every long record an ingest wrote whole: the record itself, or how many with the longest
+    named, and the setting that would split them."""
+    advice = (
+        f"add a splitter to pipelines/{indexing_pipeline} before its embedder "
+        "(e.g. haystack.components.preprocessors.document_splitter.DocumentSplitter, split_by: word, then "
+        "haygate.components.chunk_ids.ChunkIds, as in pipelines/indexing/docs.yaml; for Markdown sections, "
+        "haygate.components.heading_sections.HeadingSections)"
+    )
+    if len(long) == 1:
+        [(rid, words)] = long
+        return (
+            f"record '{rid}' is {words:,} words and became one document: "
+            f"the embedder reads its first ~{WORDS_EMBEDDED} words; {advice}"
+        )
+    longest = sorted(long, key=lambda item: (-item[1], item[0]))
+    named = ", ".join(f"'{rid}' ({words:,} words)" for rid, words in longest[:LONG_RECORDS_NAMED])
+    more = f" and {len(long) - LONG_RECORDS_NAMED:,} more" if len(long) > LONG_RECORDS_NAMED else ""
+    return (
+        f"{len(long):,} records of more than {LONG_RECORD_WORDS} words became one document each "
+        f"({named}{more}): the embedder reads the first ~{WORDS_EMBEDDED} words of each; {advice}"
+    )
+
+
+def _index(
+    collection: Collection, plan: IndexingPlan, fresh: list[tuple[Mapped, bool]], report: IngestReport
+) -> list[Document]:
+    """Run the indexing pipeline on a batch; if a record makes it fail, index the others one by one. The
+    documents written."""
     try:
-        collection.indexing.run({component: {socket: [document for (_, _, document), _ in fresh]}})
+        written = plan.run(collection.indexing, [document for (_, _, document), _ in fresh])
         failed: set[int] = set()
     except Exception as error:
         if not isinstance(cause_of(error), InvalidRecordError):
             raise
-        failed = _index_one_by_one(collection, fresh, report)
+        failed, written = _index_one_by_one(collection, plan, fresh, report)
     for (index, _, _), update in fresh:
         if index not in failed:
             report.updated += update
             report.added += not update
+    return written
 
 
-def _index_one_by_one(collection: Collection, fresh: list[tuple[Mapped, bool]], report: IngestReport) -> set[int]:
-    component, socket = collection.entry
+def _index_one_by_one(
+    collection: Collection, plan: IndexingPlan, fresh: list[tuple[Mapped, bool]], report: IngestReport
+) -> tuple[set[int], list[Document]]:
     failed = set()
+    written: list[Document] = []
     for (index, record, document), _ in fresh:
         try:
-            collection.indexing.run({component: {socket: [document]}})
+            written += plan.run(collection.indexing, [document])
         except Exception as error:
             problem = cause_of(error)
             if not isinstance(problem, InvalidRecordError):
                 raise
             report.refused.append(Refusal(record.where, index, problem.message))
             failed.add(index)
-    return failed
+    return failed, written
 
 
 def dangling_links(store: HybridDocumentStore, field_name: str) -> list[str]:

@@ -34,6 +34,10 @@ class IngestReport:
     duplicates: int = 0  # records whose id comes again later in the same input: the last one is kept
     refused: list["Refusal"] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # What the indexing pipeline wrote: the new or changed records' chunks (one for a record it does not split),
+    # and whatever it writes beside them (a CV's phrases). What an ingest's time goes on.
+    chunks: int = 0
+    seconds: float = 0.0  # spent on the batches: mapping, splitting, embedding, writing; not the final optimize
 
     @property
     def written(self) -> int:
@@ -44,12 +48,23 @@ class IngestReport:
         """Each refused record as `file:line: why`."""
         return [f"{r.where}: {r.reason}" for r in self.refused]
 
+    @property
+    def chunks_per_second(self) -> float:
+        return self.chunks / self.seconds if self.seconds > 0 else 0.0
+
+    def throughput(self) -> str:
+        """`57 chunks written (13.6 chunks/s)`; the rate only once something was written."""
+        rate = f" ({self.chunks_per_second:.1f} chunks/s)" if self.chunks else ""
+        return f"{self.chunks} chunks written{rate}"
+
     def summary(self) -> str:
         warned = f", {len(self.warnings)} warning(s)" if self.warnings else ""
         repeated = f", {self.duplicates} duplicate id(s) (the last one kept)" if self.duplicates else ""
+        # Untimed (no batch ran here: an ingest through a server that does not report its chunks), no figures.
+        written = f", {self.throughput()}" if self.seconds else ""
         return (
             f"{self.collection}: {self.records} records read, {self.written} new or changed, "
-            f"{self.unchanged} unchanged, {len(self.refused)} rejected{repeated}{warned}"
+            f"{self.unchanged} unchanged, {len(self.refused)} rejected{written}{repeated}{warned}"
         )
 
 

@@ -141,6 +141,8 @@ def records_operations(collection: CollectionSchema, secured: bool) -> dict[str,
             "duplicates": {"type": "integer"},
             "refused": {"type": "array", "items": {"type": "object"}},
             "warnings": {"type": "array", "items": {"type": "string"}},
+            "chunks": {"type": "integer", "description": "documents written after splitting"},
+            "seconds": {"type": "number", "description": "time the write's embedding and storing took"},
         },
     }
     links = (

@@ -73,7 +73,7 @@ def test_a_fixed_argument_cannot_also_be_a_parameter(tmp_path: Path) -> None:
             lambda s: s["parameters"].pop("rrf_k"),
             "pipeline inputs ['rrf_k'] are neither parameters nor fixed_arguments",
         ),
-        (lambda s: s.update(output="answer"), "returns output 'answer', which the pipeline lacks"),
+        (lambda s: s.update(output="answer"), "returns output 'answer' (`output:` in the declaration"),
         (
             lambda s: s.update(tenant_field="meta.project_id"),
             "tenant-scoped, but the pipeline has no `server_filters` input",
