@@ -334,7 +334,10 @@ def test_the_file_map_names_real_files() -> None:
 
 def walkthrough_files() -> dict[str, str]:
     """The YAML blocks of the walk-through, by the path their first line names."""
-    start, end = (README[: README.index(heading)].count("\n") for heading in ("## Adding a tool", "## Evaluating"))
+    start, end = (
+        README[: README.index(heading)].count("\n")
+        for heading in ("## Adding a tool", "### A Haystack pipeline as it is")
+    )
     return {
         found.first_line.removeprefix("# ").strip(): found.text
         for found in blocks()
