@@ -138,7 +138,7 @@ def checked_gateway(args: argparse.Namespace, settings: Settings) -> Gateway:
                 collection_problems.append(error.message)
         runtimes, problems = load_tools(loader, args.files or None, include_hidden=True)
         gateway = Gateway(runtimes, loader, problems)
-        gateway.warm_up(strict=False)
+        gateway.warm_up(strict=False, optimize=False)  # checks only: the data is left as it is
         gateway.problems.extend(collection_problems)
     return gateway
 

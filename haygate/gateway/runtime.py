@@ -254,8 +254,9 @@ class Gateway:
             logger.error("left out: %s", problem)
         return cls(runtimes, loader, problems, writer)
 
-    def warm_up(self, strict: bool = True) -> None:
-        """Load models and open stores now: a broken model stops a strict start, or leaves its tool out."""
+    def warm_up(self, strict: bool = True, optimize: bool = True) -> None:
+        """Load models and open stores now: a broken model stops a strict start, or leaves its tool out.
+        `optimize`: build the indexes of collections written since (a server; not `haygate validate`)."""
         for name, runtime in list(self.tools.items()):
             if runtime.pipeline is None:
                 continue
@@ -270,7 +271,7 @@ class Gateway:
                 logger.error("left out: %s", problem)
                 self.problems.append(problem)
                 del self.tools[name]
-        for collection, store in self.loader.stores().items():
+        for collection, store in self.loader.stores().items() if optimize else []:
             if store.needs_optimizing():
                 logger.info(
                     "'%s' was written without building its indexes: building them in the background", collection
