@@ -17,6 +17,7 @@ from typing import Any
 from haystack import Document, component, default_from_dict, default_to_dict
 from haystack.dataclasses import SparseEmbedding
 
+from haygate.components.chunk_ids import record_of
 from haygate.document_stores.filters import filter_fields
 from haygate.document_stores.hybrid import (
     DEFAULT_RRF_K,
@@ -67,6 +68,7 @@ class HybridRetriever:
         relevance_floor: dict[str, float] | None = None,
         feedback: dict[str, float] | None = None,
         passages: float | None = None,
+        one_per_record: bool = True,
     ) -> None:
         """
         :param document_store: the collection's store (the loader builds it from `{collection: name}`).
@@ -98,6 +100,9 @@ class HybridRetriever:
             the query, weighted this much against the fused score (both scaled as DBSF scales a list). Needs
             the dense source and a collection with `passages: true`. With feedback, the feedback documents
             are the rescored list's first. None: off.
+        :param one_per_record: a record the indexing pipeline split into chunks (`ChunkIds`: `<id>#chunk3`) comes
+            back once, as its best chunk, so the results are distinct records; false returns every chunk (for
+            a ranker that reads a record's chunks together, as the skill coverage ranker does).
         :raises ConfigurationError: on a bad value, or a setting the others make irrelevant (naming both).
         """
         self.document_store = check_store(document_store, "retriever")
@@ -152,6 +157,7 @@ class HybridRetriever:
             )
             raise ConfigurationError(msg)
         self.passages = passages
+        self.one_per_record = one_per_record
         settings = self._settings()
         refused: dict[str, list[str]] = {}
         for name, why in self.ignored_settings(settings).items():
@@ -222,6 +228,7 @@ class HybridRetriever:
             "relevance_floor": self.relevance_floor,
             "feedback": self.feedback,
             "passages": self.passages,
+            "one_per_record": self.one_per_record,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -317,7 +324,16 @@ class HybridRetriever:
             if hit.source_scores.get(TERMS) is not None:
                 provenance["terms_share"] = hit.source_scores[TERMS]
             documents.append(hit.to_document({"scores": provenance}))
-        return documents, below_floor
+        return self._distinct(documents), below_floor
+
+    def _distinct(self, documents: list[Document]) -> list[Document]:
+        """With `one_per_record`, each record's first (best) chunk only, in order."""
+        if not self.one_per_record:
+            return documents
+        first: dict[str, Document] = {}
+        for document in documents:
+            first.setdefault(record_of(document.id), document)
+        return list(first.values())
 
     def _above_floor(self, hit: Hit) -> bool:
         if not self.relevance_floor:
@@ -332,7 +348,7 @@ class HybridRetriever:
 
     def _listing(self, filters: dict[str, Any] | None, limit: int) -> dict[str, Any]:
         """No query text: the filter alone selects, in a stable order (by id), with no score."""
-        documents = sorted(self.document_store.meta_by_filter(filters), key=lambda d: d.id)[:limit]
+        documents = self._distinct(sorted(self.document_store.meta_by_filter(filters), key=lambda d: d.id))[:limit]
         documents = [dataclasses.replace(d, score=None) for d in documents]
         count = self.document_store.count_documents() if not documents else None
         return {"documents": documents, "collection_count": count, "metadata": self._floor_metadata(0)}

@@ -117,6 +117,7 @@ class TestHybridRetriever:
                 "relevance_floor": None,
                 "feedback": None,
                 "passages": None,
+                "one_per_record": True,
             },
         }
 
@@ -135,6 +136,18 @@ class TestHybridRetriever:
         moved = HybridRetriever(store, use_sparse=False, feedback={"documents": 1, "weight": 2.0})
         assert [d.id for d in plain] == ["x", "z", "y"]
         assert [d.id for d in moved.run(query_embedding=query)["documents"]] == ["x", "y", "z"]
+        store.close()
+
+    def test_a_split_record_comes_back_once_as_its_best_chunk(self, tmp_path: Path) -> None:
+        """Chunks a#chunk0 and a#chunk1 are one record: the results are a's best chunk, then b; off, both."""
+        store = EdgeDocumentStore("chunks", str(tmp_path), embedding_dim=2)
+        vectors = {"a#chunk0": [1.0, 0.0], "a#chunk1": [0.95, 0.31], "b": [0.8, 0.6]}
+        store.write_documents([Document(id=k, content=k, embedding=v) for k, v in vectors.items()])
+        query = [1.0, 0.0]
+        distinct = HybridRetriever(store, use_sparse=False).run(query_embedding=query)["documents"]
+        every = HybridRetriever(store, use_sparse=False, one_per_record=False).run(query_embedding=query)["documents"]
+        assert [d.id for d in distinct] == ["a#chunk0", "b"]
+        assert [d.id for d in every] == ["a#chunk0", "a#chunk1", "b"]
         store.close()
 
     def test_passages_rescore_the_candidates_by_their_best_passage(self, tmp_path: Path) -> None:
