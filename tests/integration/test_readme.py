@@ -55,6 +55,7 @@ RUN_BY = {
     '{\n  "mcpServers"': "test_the_stdio_configuration",
     "haygate init my-docs": "test_your_own_project_and_component",
     "# components/prefer_version.py": "test_your_own_project_and_component",
+    "haygate init handbook": "test_your_own_markdown",
     "# save_pipeline.py": OWN_PIPELINE,
     "# configs/tools/haystack_docs_search.yaml": OWN_PIPELINE,
     "# pipelines/tools/search_docs.yaml\ncomponents:": "test_your_own_project_and_component",
@@ -323,6 +324,38 @@ def test_your_own_project_and_component(tmp_path: Path) -> None:
     assert "ok  search_docs" in run("validate").stdout
     after = [r["version"] for r in json.loads(run("call", "search_docs", "--json", arguments).stdout)["results"]]
     assert sorted(after) == sorted(before) and after == sorted(before, key=lambda v: v != "1.0")
+
+
+NOTES = {
+    "releases.md": "# Releases\n\nHow we ship.\n\n## Cadence\n\nWe release every Tuesday after the stand-up.\n\n"
+    "## Friday releases\n\nA release on a Friday needs the approval of the on-call lead, who checks the "
+    "rollback plan first.\n\n## Hotfixes\n\nA hotfix skips the cadence and ships when it is reviewed.\n",
+    "onboarding.md": "# Onboarding\n\n## First day\n\nYour laptop and accounts are ready at nine.\n\n"
+    "## First week\n\nPair with a teammate on a small bug each day.\n",
+    "oncall.md": "# On call\n\n## Rotation\n\nEach engineer is on call one week in six.\n\n"
+    "## Pages\n\nAcknowledge a page within five minutes and open an incident channel.\n",
+}
+
+
+@pytest.mark.budget(60, "init, an ingest of three Markdown files with the model, and a call")
+def test_your_own_markdown(tmp_path: Path) -> None:
+    """The block on a folder of Markdown notes with several sections each: the section that answers comes
+    first, and each section comes back once."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for name, text in NOTES.items():
+        (notes / name).write_text(text)
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("HAYGATE_") or k == "HAYGATE_MODEL_CACHE_DIR"},
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    script = block("haygate init handbook").text.replace("/path/to/notes", str(notes))
+    done = subprocess.run(["bash", "-ec", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=WAIT)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert "docs: 3 records read, 3 new or changed" in done.stderr, done.stderr[-2000:]
+    results = json.loads(done.stdout[done.stdout.index("{") :])["results"]
+    assert results[0]["section_path"] == "releases/friday-releases", results
+    assert len({r["section_path"] for r in results}) == len(results) == 3
 
 
 def test_the_file_map_names_real_files() -> None:
