@@ -287,7 +287,8 @@ def use_project_components(home: Path) -> None:
         current = sys.modules.get(PROJECT_COMPONENTS)
         if current is not None and list(getattr(current, "__path__", []) or []) == [folder]:
             return
-        for name in [n for n in sys.modules if n == PROJECT_COMPONENTS or n.startswith(PROJECT_COMPONENTS + ".")]:
+        loaded = list(sys.modules)  # one atomic copy: another thread may be importing meanwhile
+        for name in [n for n in loaded if n == PROJECT_COMPONENTS or n.startswith(PROJECT_COMPONENTS + ".")]:
             del sys.modules[name]
         init = Path(folder) / "__init__.py"
         if not init.is_file():

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 
 from haygate._env import torch_loaded
-from haygate.errors import ConfigurationError, NotFoundError, UnavailableError
+from haygate.errors import ConfigurationError, HaygateError, NotFoundError, UnavailableError
 from haygate.gateway.catalog import Catalog, load_catalog
 from haygate.gateway.declarations import ToolDeclaration
 from haygate.server.telemetry import UNKNOWN_TOOL, Telemetry
@@ -199,7 +199,7 @@ class GatewayService:
         except Exception as error:
             self.failure = getattr(error, "message", None) or f"{type(error).__name__}: {error}"
             self.state = "failed"
-            logger.error("haygate cannot serve: %s", self.failure)
+            logger.error("haygate cannot serve: %s", self.failure, exc_info=not isinstance(error, HaygateError))
             self._ready.set()
             return
         self._generation = generation

@@ -5,6 +5,7 @@ what to change."""
 from contextlib import chdir
 from pathlib import Path
 
+import httpx
 import pytest
 import yaml
 from fastmcp import Client
@@ -13,7 +14,7 @@ from haygate.cli import main
 from haygate.components.response_formatter import DOCUMENTS_ENVELOPE_SCHEMA
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
-from tests.conftest import copy_project, make_settings, mcp_for
+from tests.conftest import copy_project, http_for, make_settings, mcp_for, serve
 from tests.docs import block
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -48,6 +49,11 @@ async def test_a_pipeline_saved_by_haystack_is_served_as_it_is(tmp_path: Path, s
         async with Client(mcp_for(gateway)) as client:
             [tool] = await client.list_tools()
             answer = await client.call_tool("haystack_docs_search", {"text": "bearer token", "top_k": 2})
+        for url in serve(http_for(gateway)):  # the same tool over REST, on real HTTP
+            async with httpx.AsyncClient() as http:
+                rest = await http.post(
+                    f"{url}/api/tools/haystack_docs_search", json={"text": "bearer token", "top_k": 2}
+                )
     assert tool.outputSchema == DOCUMENTS_ENVELOPE_SCHEMA
     result = answer.structured_content
     assert result["metadata"] == {
@@ -55,6 +61,7 @@ async def test_a_pipeline_saved_by_haystack_is_served_as_it_is(tmp_path: Path, s
         "result_count": 2,
         "message": "2 result(s) for 'bearer token'.",
     }
+    assert rest.status_code == 200 and rest.json() == result
     first = result["results"][0]
     assert first["meta"]["section_path"].endswith("bearer-tokens") and first["score"] > 0.3, first
 
@@ -123,3 +130,37 @@ def test_a_server_leaves_out_a_tool_that_would_answer_500_and_says_so_in_health(
         assert any("gave a result outside its output_schema" in p for p in service.health()["problems"])
     finally:
         service.close()
+
+
+@pytest.mark.budget(60, "torch and sentence-transformers load for the user's own embedder")
+def test_a_hybrid_haystack_pipeline_fuses_dense_and_bm25_over_the_collection(tmp_path: Path, samples_dir: Path) -> None:
+    """qdrant-haystack's hybrid retriever over the collection's dense and BM25 vectors (haygate's BM25 query
+    embedder makes the sparse side): one `text` input feeds both embedders, as Haystack would run it."""
+    from haystack import Pipeline
+    from haystack_integrations.components.embedders.sentence_transformers import SentenceTransformersTextEmbedder
+    from haystack_integrations.components.retrievers.qdrant import QdrantHybridRetriever
+    from haystack_integrations.document_stores.qdrant import QdrantDocumentStore
+
+    from haygate.components.bm25_sparse_text_embedder import Bm25SparseTextEmbedder
+
+    store = QdrantDocumentStore(location=":memory:", index="docs", embedding_dim=384, use_sparse_embeddings=True)
+    pipeline = Pipeline()
+    pipeline.add_component("dense", SentenceTransformersTextEmbedder(model="sentence-transformers/all-MiniLM-L6-v2"))
+    pipeline.add_component("sparse", Bm25SparseTextEmbedder())
+    pipeline.add_component("retriever", QdrantHybridRetriever(document_store=store, top_k=5))
+    pipeline.connect("dense.embedding", "retriever.query_embedding")
+    pipeline.connect("sparse.sparse_embedding", "retriever.query_sparse_embedding")
+    home = copy_project(tmp_path / "home")
+    for declared in (home / "configs" / "tools").glob("*.yaml"):
+        declared.unlink()
+    declaration = yaml.safe_load(block("# configs/tools/haystack_docs_search.yaml").text)
+    (home / "configs" / "tools" / "haystack_docs_search.yaml").write_text(yaml.safe_dump(declaration))
+    (home / "pipelines" / "tools" / "haystack_docs_search.yaml").write_text(pipeline.dumps())
+    with Loader(make_settings(samples_dir, home=home)) as loader:
+        gateway = Gateway.load(loader)
+        gateway.warm_up()
+        result = gateway.call("haystack_docs_search", {"text": "HAYGATE_TOKEN bearer token", "top_k": 3})
+    ids = [r["id"] for r in result["results"]]
+    assert len(ids) == 3 == len(set(ids)) and "Bearer tokens" in ids[0], ids
+    assert all(r["score"] > 0 for r in result["results"])  # RRF scores, best first
+    assert [r["score"] for r in result["results"]] == sorted((r["score"] for r in result["results"]), reverse=True)
