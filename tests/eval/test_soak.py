@@ -2,7 +2,7 @@
 ingests cold, with a reload every three minutes and one `kill -9` midway. Its report goes to
 `eval-out/soak.json`.
 
-The same promises as the minute in `make test` (`tests/integration/test_soak.py`), and RSS flat after
+The same promises as the 30 seconds in `make test` (`tests/integration/test_soak.py`), and RSS flat after
 warm-up: over the last third of each server's life, RSS grows no faster than the query cache's new entries
 explain, give or take FLAT_MB_PER_MIN, and what each server added after its warm-up beyond them stays within
 the script's own margin (64 MB: reloads, allocator slack, the written shard's pages).
