@@ -15,7 +15,7 @@ from haygate.document_stores.edge.repair import repair
 from haygate.errors import HaygateError, InvalidRequestError, StoreInUseError
 from haygate.gateway.catalog import load_catalog
 from haygate.gateway.loader import Loader
-from haygate.gateway.runtime import Gateway, load_tools
+from haygate.gateway.runtime import REHEARSALS, Gateway, load_tools
 from haygate.ingest.extract import write_extractions
 from haygate.ingest.indexer import delete_records, ingest_files
 from haygate.ingest.mapping import RECORD_HASH
@@ -138,7 +138,7 @@ def checked_gateway(args: argparse.Namespace, settings: Settings) -> Gateway:
                 collection_problems.append(error.message)
         runtimes, problems = load_tools(loader, args.files or None, include_hidden=True)
         gateway = Gateway(runtimes, loader, problems)
-        gateway.warm_up(strict=False, optimize=False)  # checks only: the data is left as it is
+        gateway.warm_up(strict=False, optimize=False, examples=REHEARSALS)  # checks only: the data stays as it is
         gateway.problems.extend(collection_problems)
     return gateway
 

@@ -20,6 +20,7 @@ import os
 import time
 from collections.abc import Generator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -72,6 +73,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """`tests/eval/` holds the eval profile's tests only: the other profiles do not import it (its study
+    scripts load ranx and numba, seconds of every run's collection)."""
+    if collection_path.name == "eval" and collection_path.parent.name == "tests":
+        return config.getoption("--profile") != "eval" or None
+    return None
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "budget(seconds, why): this test may take longer than its profile allows")
     profile = PROFILES[config.getoption("--profile")]
@@ -84,7 +93,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def budget_of(item: pytest.Item) -> float:
-    """What the test may take alone, times the profile's contention."""
+    """What the test may take alone, times the contention: the profile's, and 2 where workers share the cores."""
     marker = item.get_closest_marker("budget")
     if marker is not None:
         if len(marker.args) != 2 or not str(marker.args[1]).strip():
@@ -94,7 +103,8 @@ def budget_of(item: pytest.Item) -> float:
         alone = EVAL_TEST
     else:
         alone = SLOW_TEST if item.get_closest_marker("slow") else FAST_TEST
-    return alone * item.config.stash[TIMINGS_KEY].profile.contention
+    workers = int(getattr(item.config, "workerinput", {}).get("workercount", 1))  # pytest-xdist's
+    return alone * max(item.config.stash[TIMINGS_KEY].profile.contention, 2 if workers > 1 else 1)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

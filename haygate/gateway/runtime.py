@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 
 SERVER_FILTERS = "server_filters"  # the pipeline input the tenant condition goes to
 QUERY_INPUTS = ("query", "text", "question")  # the input an envelope's `metadata.query` echoes
-REHEARSALS = 3  # example calls per tool at warm-up (and in `haygate validate`)
+REHEARSALS = 3  # example calls per tool in `haygate validate`; a server's warm-up makes the first alone
 
 
 class OutputSchemaError(InternalError):
@@ -134,8 +134,8 @@ class ToolRuntime:
             return documents_envelope(result, query)
         return result
 
-    def rehearse(self) -> list[dict[str, Any]]:
-        """The declaration's own examples, run at warm-up (up to REHEARSALS calls, the k-th example of each
+    def rehearse(self, calls: int = 1) -> list[dict[str, Any]]:
+        """The declaration's own examples, run at warm-up (up to `calls` calls, the k-th example of each
         required parameter): the model's first inference, the store's first query and every component's first
         run happen here, not in a client's first call. An example that fails inside the tool (a component
         raises, or the result breaks the output schema) is a ConfigurationError: such a tool would answer 500
@@ -143,7 +143,7 @@ class ToolRuntime:
         if self.pipeline is None:
             return []  # write actions change data; their components are warmed by the writer
         results = []
-        for arguments in self.example_arguments():
+        for arguments in self.example_arguments()[:calls]:
             started = time.perf_counter()
             try:
                 results.append(self.run(arguments))
@@ -254,15 +254,16 @@ class Gateway:
             logger.error("left out: %s", problem)
         return cls(runtimes, loader, problems, writer)
 
-    def warm_up(self, strict: bool = True, optimize: bool = True) -> None:
+    def warm_up(self, strict: bool = True, optimize: bool = True, examples: int = 1) -> None:
         """Load models and open stores now: a broken model stops a strict start, or leaves its tool out.
-        `optimize`: build the indexes of collections written since (a server; not `haygate validate`)."""
+        `optimize`: build the indexes of collections written since (a server; not `haygate validate`).
+        `examples`: example calls per tool (a server makes one; `haygate validate` up to REHEARSALS)."""
         for name, runtime in list(self.tools.items()):
             if runtime.pipeline is None:
                 continue
             try:
                 runtime.pipeline.pipeline.warm_up()
-                self.check_meta_fields(runtime, runtime.rehearse())
+                self.check_meta_fields(runtime, runtime.rehearse(examples))
             except Exception as error:
                 reason = error.message if isinstance(error, HaygateError) else str(error)
                 problem = reason if reason.startswith(f"tool '{name}'") else f"tool '{name}': warm-up failed: {reason}"

@@ -281,6 +281,7 @@ async def test_the_stdio_configuration(tmp_path: Path, ingested_samples: Path) -
     assert "search_docs" in tools and result.structured_content["results"]
 
 
+@pytest.mark.slow
 @pytest.mark.budget(60, "init, an ingest of the docs samples with the model, validate, calls before and after")
 def test_your_own_project_and_component(tmp_path: Path) -> None:
     """The block as a user with `haygate` on their PATH runs it, in a folder of their own; then the component
@@ -337,6 +338,7 @@ NOTES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.budget(60, "init, an ingest of three Markdown files with the model, and a call")
 def test_your_own_markdown(tmp_path: Path) -> None:
     """The block on a folder of Markdown notes with several sections each: the section that answers comes
