@@ -14,6 +14,36 @@ from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent
 README = PROJECT / "README.md"
+# The documentation: the README, then its pages in docs/, read as one text (the README's index links them).
+PAGES = [
+    README,
+    *(
+        PROJECT / "docs" / f"{name}.md"
+        for name in (
+            "clients",
+            "service",
+            "settings",
+            "architecture",
+            "tools",
+            "adding-tools",
+            "evaluation",
+            "qdrant-server",
+            "benchmarks",
+            "development",
+        )
+    ),
+]
+
+
+def documentation() -> str:
+    """README.md and every docs/ page, in the README's order, as one text."""
+    return "\n".join(page.read_text() for page in PAGES)
+
+
+def read(path: Path | None) -> str:
+    return path.read_text() if path is not None else documentation()
+
+
 LIMITED = re.compile(r"(haygate (?:eval|tune)|scripts/floor_study\.py)\b")  # the commands that take --limit
 
 
@@ -28,9 +58,9 @@ class Block:
         return self.text.strip().splitlines()[0].strip()
 
 
-def blocks(path: Path = README) -> list[Block]:
-    """Every fenced block (indented ones in numbered steps too), dedented."""
-    text = path.read_text()
+def blocks(path: Path | None = None) -> list[Block]:
+    """Every fenced block of `path` (default: the whole documentation), indented ones too, dedented."""
+    text = read(path)
     found = []
     for match in re.finditer(r"^( *)```(\w*)\n(.*?)^\1```", text, re.DOTALL | re.MULTILINE):
         indent = len(match.group(1))
@@ -39,7 +69,7 @@ def blocks(path: Path = README) -> list[Block]:
     return found
 
 
-def block(first_line: str, path: Path = README) -> Block:
+def block(first_line: str, path: Path | None = None) -> Block:
     """The one block that starts with `first_line`."""
     matches = [b for b in blocks(path) if b.text.strip().startswith(first_line)]
     assert len(matches) == 1, (first_line, matches)
@@ -73,9 +103,9 @@ def expanded(text: str, programs: dict[str, str]) -> list[list[str]]:
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
-def table(heading: str, path: Path = README) -> list[dict[str, str]]:
+def table(heading: str, path: Path | None = None) -> list[dict[str, str]]:
     """The first Markdown table after `heading`, as rows keyed by its header cells (bold marks dropped)."""
-    text = path.read_text()
+    text = read(path)
     lines = text[text.index(heading) :].splitlines()
     first = next(n for n, line in enumerate(lines) if line.startswith("|"))
     rows = []

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from scripts.ranking_study import DEFAULT_VARIANT
-from tests.docs import PROJECT, README, block, commands, table
+from tests.docs import PROJECT, block, commands, documentation, table
 
 pytestmark = [pytest.mark.eval, pytest.mark.shared_data]
 SHARED_DATA = PROJECT.parent / "shared" / "data"
@@ -130,7 +130,7 @@ def test_the_floor_tables(env: dict[str, str], figures: list[dict[str, Any]]) ->
         hold(figures, f"floor get_warnings {column} recall", recall, warnings[value]["recall"], PR_TOLERANCE)
         answered = warnings[value]["unrelated_answered"]
         hold(figures, f"floor get_warnings {column} unrelated answered", unrelated, answered, 0, lower_is_better=True)
-    text = README.read_text()
+    text = documentation()
     # The README's sentence on `min_score`: "none, P 0.23 / R 0.83; 0.85, P 0.34-0.35 / R 0.73-0.75".
     written = re.search(r"none, P ([\d.]+) / R ([\d.]+); 0\.85, P ([\d.]+)-[\d.]+ / R ([\d.]+)-[\d.]+", text)
     assert written is not None, "the README no longer quotes search_docs' min_score figures this way"
@@ -146,7 +146,7 @@ def test_the_floor_tables(env: dict[str, str], figures: list[dict[str, Any]]) ->
 
 @pytest.mark.budget(3600, "every variant ranked on the three indexes, their passages embedded once")
 def test_the_ranking_study(env: dict[str, str], figures: list[dict[str, Any]]) -> None:
-    text = README.read_text()
+    text = documentation()
     command = re.search(r"`(\.venv/bin/python scripts/ranking_study\.py --out [^`]+)`", text)
     assert command is not None, "the README no longer gives the ranking study's command"
     run(command.group(1), env)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.docs import PROJECT, README
+from tests.docs import PROJECT, documentation
 from tests.integration.test_soak import assert_held, shown
 
 pytestmark = pytest.mark.eval
@@ -27,7 +27,7 @@ FLAT_MB_PER_MIN = 3.0
 
 
 def test_the_soak() -> None:
-    written = re.search(r"`(\.venv/bin/python scripts/soak\.py --duration (\d+))`", README.read_text())
+    written = re.search(r"`(\.venv/bin/python scripts/soak\.py --duration (\d+))`", documentation())
     assert written is not None, "the README no longer gives the soak's command"
     command, duration = written.group(1), int(written.group(2))
     done = subprocess.run(

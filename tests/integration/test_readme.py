@@ -38,10 +38,10 @@ from haygate.gateway.runtime import Gateway, load_tools
 from haygate.ingest.indexer import ingest_files
 from tests.cache import copy_tree
 from tests.conftest import PROJECT, copy_project, free_port, make_settings
-from tests.docs import at_test_scale, block, blocks, commands, expanded
+from tests.docs import at_test_scale, block, blocks, commands, documentation, expanded
 
 pytestmark = pytest.mark.integration
-README = (PROJECT / "README.md").read_text()
+README = documentation()  # README.md and its docs/ pages, as one text
 SHARED_DATA = PROJECT.parent / "shared" / "data"
 LIMIT = 1  # queries per evaluation at test scale
 WAIT = 120  # seconds any one command or server start may take here, inside the test's own budget
