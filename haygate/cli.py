@@ -1,4 +1,5 @@
-"""`haygate` command line: serve, ingest, delete, optimize, validate, call, extract, eval and tune.
+"""`haygate` command line: init, serve, ingest, delete, extract, optimize, repair, validate, call, stats, eval
+and tune.
 
 The top layer: it builds `Settings` from the environment once and hands them to what it runs. It imports
 what a command needs when the command runs: `--help` loads nothing, a command that a running server takes
@@ -143,7 +144,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     init = commands.add_parser("init", help="write a new project into DIR (minimal: docs search; full: the example)")
     init.add_argument("directory", type=Path, help="a new or empty folder")
-    init.add_argument("--template", choices=["minimal", "full"], default="minimal")
+    init.add_argument(
+        "--template",
+        choices=["minimal", "full"],
+        default="minimal",
+        help="minimal: one docs collection and its search tool; full: this repository's example, the five spec tools",
+    )
     init.set_defaults(handler="cmd_init", home=None)
 
     serve = commands.add_parser(
@@ -169,8 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.set_defaults(handler="cmd_ingest")
 
     delete = commands.add_parser(parents=[home], name="delete", help="delete records (and all their chunks) by id")
-    delete.add_argument("collection")
-    delete.add_argument("ids", nargs="+")
+    delete.add_argument("collection", help="the collection the records are in")
+    delete.add_argument("ids", nargs="+", help="record ids (each record's chunks go with it)")
     delete.add_argument("--server", help="delete through this haygate server (default: the local one, if it runs)")
     delete.set_defaults(handler="cmd_delete")
 
@@ -186,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     optimize = commands.add_parser(
         parents=[home], name="optimize", help="compact a collection (merge segments, build indexes)"
     )
-    optimize.add_argument("collection")
+    optimize.add_argument("collection", help="the collection to compact and index")
     optimize.set_defaults(handler="cmd_optimize")
 
     repair = commands.add_parser(
@@ -194,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
         name="repair",
         help="rebuild a damaged embedded collection from what can be read (keeps the damaged copy)",
     )
-    repair.add_argument("collection")
+    repair.add_argument("collection", help="the damaged collection (the server must be stopped)")
     repair.add_argument("--force", action="store_true", help="rebuild even a collection that opens cleanly")
     repair.set_defaults(handler="cmd_repair")
 
@@ -205,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     call = commands.add_parser(
         parents=[home], name="call", help="run one tool in-process and print its structured result"
     )
-    call.add_argument("tool")
+    call.add_argument("tool", help="the tool's name, as `tools/list` gives it")
     call.add_argument("--json", dest="arguments", default="{}", help="arguments as a JSON object")
     call.add_argument("--server", help="call this haygate server (default: the local one, if it runs)")
     call.set_defaults(handler="cmd_call")
@@ -237,21 +243,21 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--metric", action="append", default=[], help="extra ranx metric, e.g. precision@5")
     evaluate.add_argument("--out", type=Path, default=Path("eval-out"), help="report folder (default: eval-out)")
     evaluate.add_argument("--limit", type=positive, metavar="N", help=LIMIT_HELP)
-    evaluate.add_argument("--no-progress", action="store_true")
+    evaluate.add_argument("--no-progress", action="store_true", help="no progress bars (logs and CI)")
     evaluate.set_defaults(handler="cmd_eval")
 
     tune = commands.add_parser(
         parents=[home], name="tune", help="grid-search pipeline parameters on a split; write the best as YAML"
     )
-    tune.add_argument("--dataset", type=Path, required=True)
-    tune.add_argument("--split", default="train")
-    tune.add_argument("--pipeline", type=Path, required=True)
+    tune.add_argument("--dataset", type=Path, required=True, help="folder with corpus.jsonl, queries.jsonl, qrels/")
+    tune.add_argument("--split", default="train", help="qrels/<split>.tsv to tune on (default: train)")
+    tune.add_argument("--pipeline", type=Path, required=True, help="the query pipeline whose parameters vary")
     tune.add_argument("--grid", type=Path, required=True, help="YAML: component.parameter -> [values]")
     tune.add_argument("--validate-split", default=None, help="report the best point on this split too")
-    tune.add_argument("--objective", default="ndcg@10")
-    tune.add_argument("--out", type=Path, default=Path("eval-out/tune"))
+    tune.add_argument("--objective", default="ndcg@10", help="the ranx metric the best point maximises")
+    tune.add_argument("--out", type=Path, default=Path("eval-out/tune"), help="report folder (default: eval-out/tune)")
     tune.add_argument("--limit", type=positive, metavar="N", help=LIMIT_HELP)
-    tune.add_argument("--no-progress", action="store_true")
+    tune.add_argument("--no-progress", action="store_true", help="no progress bars (logs and CI)")
     tune.set_defaults(handler="cmd_tune")
     return parser
 

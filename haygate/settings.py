@@ -60,8 +60,8 @@ class Settings(BaseSettings):
     def _empty_means_none(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
 
-    host: str = "127.0.0.1"
-    port: int = 8000
+    host: str = Field(default="127.0.0.1", description="Address `haygate serve --http` binds.")
+    port: int = Field(default=8000, description="Port `haygate serve --http` listens on.")
     allowed_hosts: Annotated[tuple[str, ...], NoDecode] = Field(
         default=(),
         description="Host names HTTP answers to besides localhost, 127.0.0.1 and [::1] (any port) and the bound "

@@ -70,19 +70,39 @@ Action = Literal["upsert_records", "delete_records"]
 
 class ParameterSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    type: ParamType
-    description: str = Field(min_length=10)
-    examples: list[Any] = Field(min_length=1)
-    required: bool = False
-    default: Any = None
-    enum: list[Any] | None = None
-    minimum: float | None = None
-    maximum: float | None = None
-    min_length: int | None = None
-    max_length: int | None = None
+    type: ParamType = Field(
+        description="The argument's JSON type; an `id` is taken as a string or an integer and passed on as a string."
+    )
+    description: str = Field(min_length=10, description="What the argument means, as the calling model reads it.")
+    examples: list[Any] = Field(
+        min_length=1,
+        description="Example values, shown in the schema; a server's warm-up calls the tool with those of its "
+        "required parameters.",
+    )
+    required: bool = Field(default=False, description="Callers must give it; otherwise they may leave it out.")
+    default: Any = Field(default=None, description="The value the pipeline gets when a caller leaves it out.")
+    enum: list[Any] | None = Field(
+        default=None, description="The values it may take, matched without regard to case and through `aliases`."
+    )
+    minimum: float | None = Field(
+        default=None, description="Smallest value of an integer or number (default: JSON's safe integer range)."
+    )
+    maximum: float | None = Field(
+        default=None, description="Largest value of an integer or number (default: JSON's safe integer range)."
+    )
+    min_length: int | None = Field(
+        default=None, description="Fewest characters of a string or id (of an array: fewest items, as min_items)."
+    )
+    max_length: int | None = Field(
+        default=None,
+        description=f"Most characters of a string or id (default {DEFAULT_MAX_LENGTH}); of an array, most items "
+        f"(default {DEFAULT_MAX_ITEMS}); of an object, most keys (default {DEFAULT_MAX_PROPERTIES}).",
+    )
     items: ParamType | None = Field(default=None, description="Item type of an array parameter.")
-    min_items: int | None = None
-    max_items: int | None = None
+    min_items: int | None = Field(default=None, description="Fewest items of an array (min_length wins when set).")
+    max_items: int | None = Field(
+        default=None, description=f"Most items of an array (default {DEFAULT_MAX_ITEMS}; max_length wins when set)."
+    )
     item_enum: list[Any] | None = Field(default=None, description="Allowed values of each array item.")
     aliases: dict[str, Any] = Field(
         default_factory=dict, description="Other spellings of enum values, e.g. {features: feature}."
@@ -93,17 +113,29 @@ class ParameterSpec(BaseModel):
 
 class ToolDeclaration(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(pattern=r"^[a-z][a-z0-9_]{2,47}$")
-    description: str = Field(min_length=20)
+    name: str = Field(
+        pattern=r"^[a-z][a-z0-9_]{2,47}$",
+        description="The tool's name, as MCP clients and `POST /api/tools/{name}` see it.",
+    )
+    description: str = Field(
+        min_length=20, description="What the tool does and when to use it, as the calling model reads it."
+    )
     pipeline: str | None = Field(
         default=None, description="Pipeline file, relative to pipelines/; default tools/<name>.yaml."
     )
     action: Action | None = Field(
         default=None, description="Instead of a pipeline: write records to a collection, or delete them by id."
     )
-    tier: Literal["public", "internal", "admin"] = "public"
-    read_only: bool = True
-    parameters: dict[str, ParameterSpec]
+    tier: Literal["public", "internal", "admin"] = Field(
+        default="public",
+        description="Access tier: served only where HAYGATE_TIER is this tier or above (public, internal, admin).",
+    )
+    read_only: bool = Field(
+        default=True, description="The tool changes nothing (MCP's read-only hint); a tool with an `action` says false."
+    )
+    parameters: dict[str, ParameterSpec] = Field(
+        description="The tool's arguments by name; each feeds the pipeline input of that name."
+    )
     output: str = Field(
         default="result",
         description="The pipeline output returned to callers: an `outputs:` name, or for a pipeline with no "
@@ -122,7 +154,7 @@ class ToolDeclaration(BaseModel):
         description="Payload path holding the tenant key; the gateway sends `field == HAYGATE_PROJECT_ID` to the "
         "pipeline input `server_filters` of every call.",
     )
-    source_file: str = ""
+    source_file: str = Field(default="", description="Set by haygate to the file the declaration was read from.")
 
     @model_validator(mode="after")
     def _fixed_arguments_are_not_parameters(self) -> "ToolDeclaration":

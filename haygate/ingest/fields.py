@@ -27,7 +27,7 @@ class FieldSpec(BaseModel):
     """One declared record field."""
 
     model_config = ConfigDict(extra="forbid")
-    type: Scalar | Literal["list"]
+    type: Scalar | Literal["list"] = Field(description="The field's type; a list names its items' type in `items`.")
     items: Scalar | None = Field(default=None, description="The type of a list's items.")
     aliases: list[str] = Field(default_factory=list, description="Other names the field may arrive under.")
     prefix: str | None = Field(

@@ -97,10 +97,15 @@ class StorageSettings(BaseModel):
 
 class CollectionSchema(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    description: str = ""
-    record: RecordMapping
-    payload_indexes: dict[str, IndexType] = Field(default_factory=dict)
+    name: str = Field(
+        pattern=r"^[a-z][a-z0-9_]*$", description="The collection's name, which its file's name repeats (<name>.yaml)."
+    )
+    description: str = Field(default="", description="What the collection holds (the OpenAPI document shows it).")
+    record: RecordMapping = Field(description="How an input record maps onto a Haystack Document.")
+    payload_indexes: dict[str, IndexType] = Field(
+        default_factory=dict,
+        description="Payload paths indexed for filtering (e.g. meta.year, meta.tags), each with its index type.",
+    )
     text_index: list[str] = Field(default_factory=list, description="Payload fields with a BM25 text index.")
     indexing: str | None = Field(
         default=None, description="Indexing pipeline, relative to pipelines/; default indexing/<name>.yaml."
@@ -108,14 +113,16 @@ class CollectionSchema(BaseModel):
     links: str | None = Field(
         default=None, description="Meta field holding [{target_key, weight}] links; dangling ones are reported."
     )
-    embedding_dim: int = 384
+    embedding_dim: int = Field(default=384, description="Size of the dense vectors (384: all-MiniLM-L6-v2's).")
     passages: bool = Field(
         default=False,
         description="Store a vector per passage of each document (a multivector, `text-passages`), which the "
         "indexing pipeline's dense embedder fills (`passages: {words, stride}`) and the retriever rescores its "
         "candidates with (`passages: <weight>`). Changing it needs the collection ingested again.",
     )
-    storage: StorageSettings = Field(default_factory=StorageSettings)
+    storage: StorageSettings = Field(
+        default_factory=StorageSettings, description="Qdrant Edge's indexing settings for the collection."
+    )
 
     @property
     def indexing_pipeline(self) -> str:
