@@ -9,34 +9,42 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 PROJECT = Path(__file__).resolve().parent.parent
 README = PROJECT / "README.md"
-# The documentation: the README, then its pages in docs/, read as one text (the README's index links them).
-PAGES = [
-    README,
-    *(
-        PROJECT / "docs" / f"{name}.md"
-        for name in (
-            "clients",
-            "service",
-            "settings",
-            "architecture",
-            "tools",
-            "adding-tools",
-            "evaluation",
-            "qdrant-server",
-            "benchmarks",
-            "development",
-        )
-    ),
-]
+SITE = PROJECT / "mkdocs.yml"
+
+
+def nav_pages() -> list[Path]:
+    """The site's pages in its nav's order, those written by hand (the reference pages are generated at build
+    time, from the code, and hold no blocks of their own)."""
+    config = yaml.load(SITE.read_text(), Loader=yaml.BaseLoader)  # BaseLoader: no tags, every value a string
+
+    def walk(entry: object) -> Iterator[str]:
+        if isinstance(entry, str):
+            yield entry
+        elif isinstance(entry, dict):
+            for value in entry.values():
+                yield from walk(value)
+        elif isinstance(entry, list):
+            for item in entry:
+                yield from walk(item)
+
+    pages = [PROJECT / "docs" / name for name in walk(config["nav"])]
+    return [page for page in pages if page.is_file()]
+
+
+# The documentation: the README, then the site's pages, read as one text.
+PAGES = [README, *nav_pages()]
 
 
 def documentation() -> str:
-    """README.md and every docs/ page, in the README's order, as one text."""
+    """README.md and every page of the site, in its nav's order, as one text."""
     return "\n".join(page.read_text() for page in PAGES)
 
 
@@ -49,6 +57,7 @@ LIMITED = re.compile(r"(haygate (?:eval|tune)|scripts/floor_study\.py)\b")  # th
 
 @dataclass(frozen=True)
 class Block:
+    page: Path
     line: int
     language: str
     text: str
@@ -59,20 +68,22 @@ class Block:
 
 
 def blocks(path: Path | None = None) -> list[Block]:
-    """Every fenced block of `path` (default: the whole documentation), indented ones too, dedented."""
-    text = read(path)
+    """Every fenced block of `path` (default: every page of the documentation), indented ones too, dedented."""
     found = []
-    for match in re.finditer(r"^( *)```(\w*)\n(.*?)^\1```", text, re.DOTALL | re.MULTILINE):
-        indent = len(match.group(1))
-        body = "\n".join(line[indent:] for line in match.group(3).splitlines())
-        found.append(Block(text[: match.start()].count("\n") + 1, match.group(2), body))
+    for page in [path] if path is not None else PAGES:
+        text = page.read_text()
+        for match in re.finditer(r"^( *)```(\w*)\n(.*?)^\1```", text, re.DOTALL | re.MULTILINE):
+            indent = len(match.group(1))
+            body = "\n".join(line[indent:] for line in match.group(3).splitlines())
+            found.append(Block(page, text[: match.start()].count("\n") + 1, match.group(2), body))
     return found
 
 
 def block(first_line: str, path: Path | None = None) -> Block:
-    """The one block that starts with `first_line`."""
+    """The one block that starts with `first_line` (a page may repeat another's block word for word: the
+    README's taste of a guide; one run covers both)."""
     matches = [b for b in blocks(path) if b.text.strip().startswith(first_line)]
-    assert len(matches) == 1, (first_line, matches)
+    assert matches and len({b.text for b in matches}) == 1, (first_line, matches)
     return matches[0]
 
 

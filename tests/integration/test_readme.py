@@ -38,10 +38,10 @@ from haygate.gateway.runtime import Gateway, load_tools
 from haygate.ingest.indexer import ingest_files
 from tests.cache import copy_tree
 from tests.conftest import PROJECT, copy_project, free_port, make_settings
-from tests.docs import at_test_scale, block, blocks, commands, documentation, expanded
+from tests.docs import at_test_scale, block, blocks, commands, expanded, table
 
 pytestmark = pytest.mark.integration
-README = documentation()  # README.md and its docs/ pages, as one text
+ADD_A_TOOL = PROJECT / "docs" / "how-to" / "add-a-tool.md"
 SHARED_DATA = PROJECT.parent / "shared" / "data"
 LIMIT = 1  # queries per evaluation at test scale
 WAIT = 120  # seconds any one command or server start may take here, inside the test's own budget
@@ -64,6 +64,7 @@ RUN_BY = {
     "curl -s -X PUT": "test_the_live_service_commands",
     "curl -s -i localhost:8000/api/tools/search_docs": "test_the_observability_commands",
     "configs/collections/docs.yaml": "test_the_file_map_names_real_files",
+    ".venv/bin/haygate call search_docs --json": "test_the_tool_examples",
     ".venv/bin/haygate call search_by_skills": "test_the_tool_examples",
     ".venv/bin/haygate call search --json": "test_the_tool_examples",
     ".venv/bin/haygate call memory_search": "test_the_tool_examples",
@@ -85,7 +86,8 @@ def test_every_block_is_run_by_a_test() -> None:
     names = set(globals())
     for found in blocks():
         key = next((k for k in RUN_BY if (found.text.strip()).startswith(k)), None)
-        assert key is not None, f"README line {found.line}: no test runs this block: {found.first_line!r}"
+        where = f"{found.page.relative_to(PROJECT)} line {found.line}"
+        assert key is not None, f"{where}: no test runs this block: {found.first_line!r}"
         runner = RUN_BY[key]
         if "::" in runner:  # a test of another module: tests/...py::test_name
             module, _, name = runner.partition("::")
@@ -213,26 +215,44 @@ def test_the_python_snippet(make_run: LiveServer, tmp_path: Path) -> None:
     assert expected is not None and printed == expected.group(1).strip()
 
 
+TOOL_PAGES = sorted(page for page in (PROJECT / "docs" / "tools").glob("*.md") if page.name != "index.md")
+
+
+def shown(value: Any) -> str:
+    """A result field as a page's table shows it."""
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value)
+    return "" if value is None else str(value)
+
+
 @pytest.mark.slow
 def test_the_tool_examples(make_run: LiveServer) -> None:
-    """Each tool section's example calls, through the running server (`haygate call` goes through it)."""
-    answers: dict[str, dict[str, Any]] = {}
-    for first in (
-        ".venv/bin/haygate call search_by_skills",
-        ".venv/bin/haygate call search --json",
-        ".venv/bin/haygate call memory_search",
-        ".venv/bin/haygate call get_warnings",
-    ):
-        for command in commands(block(first).text):
+    """Each tool page's example calls, through the running server (`haygate call` goes through it); the table
+    under them shows the first call's answer: each column named after a result field, row by row."""
+    assert len(TOOL_PAGES) == 5, TOOL_PAGES
+    for page in TOOL_PAGES:
+        calls = [command for found in blocks(page) for command in commands(found.text) if "haygate call" in command]
+        answers = []
+        for command in calls:
             done = make_run.run(command)
             assert "going through it" in done.stderr
-            answers[command] = json.loads(done.stdout)
-    for call, answer in answers.items():
-        results = answer.get("results", answer.get("candidates"))
-        assert results, (call, answer["metadata"])
-    skills = next(a for c, a in answers.items() if "search_by_skills" in c)["candidates"]
-    assert all(r["experience_level"] == "senior" for r in skills)
-    assert all({"Python", "Machine Learning"} <= set(r["matched_required_skills"]) for r in skills)
+            answer = json.loads(done.stdout)
+            assert answer.get("results", answer.get("candidates")), (command, answer["metadata"])
+            answers.append(answer)
+        first = answers[0].get("results", answers[0].get("candidates"))
+        rows = table("| rank |", page)
+        assert rows and len(rows) <= len(first), (page.name, rows)
+        for row, item in zip(rows, first, strict=False):
+            fields = {header.strip("`"): cell for header, cell in row.items() if header.startswith("`")}
+            assert fields, page.name
+            for field, cell in fields.items():
+                value: Any = item
+                for key in field.split("."):
+                    value = value[key]
+                assert shown(value) == cell, (page.name, row["rank"], field, value)
+        if page.stem == "search_by_skills":
+            assert all(r["experience_level"] == "senior" for r in first)
+            assert all({"Python", "Machine Learning"} <= set(r["matched_required_skills"]) for r in first)
 
 
 @pytest.mark.slow
@@ -368,15 +388,11 @@ def test_the_file_map_names_real_files() -> None:
 
 
 def walkthrough_files() -> dict[str, str]:
-    """The YAML blocks of the walk-through, by the path their first line names."""
-    start, end = (
-        README[: README.index(heading)].count("\n")
-        for heading in ("## Adding a tool", "### A Haystack pipeline as it is")
-    )
+    """The YAML blocks of the "Add a tool" guide, by the path their first line names."""
     return {
         found.first_line.removeprefix("# ").strip(): found.text
-        for found in blocks()
-        if found.language == "yaml" and start < found.line < end
+        for found in blocks(ADD_A_TOOL)
+        if found.language == "yaml"
     }
 
 
