@@ -57,7 +57,7 @@ eval: install conformance
 	$(BIN)/python -m pytest --profile eval
 
 lint: install
-	$(BIN)/ruff check haygate components server.py tests scripts evaluation
+	$(BIN)/ruff check haygate components server.py tests scripts evaluation docs
 	$(BIN)/mypy
 
 bench: install

@@ -90,7 +90,7 @@ def test_the_beir_table(env: dict[str, str], figures: list[dict[str, Any]]) -> N
     run(block(".venv/bin/haygate eval --dataset ../shared/data/scifact-dev --split train \\").text, env)
     run(block('P="--pipeline').text, env)
     columns = {"lexical": "beir_lexical", "dense": "beir_dense", "hybrid": "beir_hybrid"}
-    for row in table("### Results on the shared judged datasets"):
+    for row in table("## Results on the shared judged datasets"):
         dataset, split_and_queries = row["dataset (split, queries)"].split(" (")
         report = json.loads((OUT / BEIR_REPORTS[dataset] / "report.json").read_text())
         assert report["n_queries"] == int(split_and_queries.rstrip(")").split(", ")[1]), report["n_queries"]
