@@ -410,6 +410,15 @@ class HybridDocumentStore(ABC):
         with self._lock.reading():
             return self._scroll(filters, with_vectors=True)
 
+    def page(
+        self, limit: int, after: str | None = None, filters: dict[str, Any] | None = None
+    ) -> tuple[list[Document], str | None]:
+        """Up to `limit` documents without vectors, in the store's own order, from the cursor `after` on (none:
+        from the start); and the cursor of the next page (none: this was the last). A browser of what a
+        collection holds reads it page by page, never whole."""
+        with self._lock.reading():
+            return self._scroll_page(filters, after, limit)
+
     def meta_by_filter(self, filters: dict[str, Any] | None) -> list[Document]:
         """Documents without vectors: cheap reads for change detection and whole-record views."""
         with self._lock.reading():
@@ -619,6 +628,11 @@ class HybridDocumentStore(ABC):
 
     @abstractmethod
     def _scroll(self, filters: dict[str, Any] | None, with_vectors: bool) -> list[Document]: ...
+
+    @abstractmethod
+    def _scroll_page(
+        self, filters: dict[str, Any] | None, after: str | None, limit: int
+    ) -> tuple[list[Document], str | None]: ...
 
     @abstractmethod
     def _write(self, documents: list[Document], policy: DuplicatePolicy) -> int: ...

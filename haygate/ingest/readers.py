@@ -75,35 +75,46 @@ def parse_jsonl(lines: Iterable[str], file: str) -> Iterator[SourceRecord]:
 
 def _read_csv(path: Path) -> Iterator[SourceRecord]:
     with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        for row in reader:
-            if None in row:
-                yield SourceRecord(str(path), reader.line_num, None, "more values than header columns")
-                continue
-            yield SourceRecord(str(path), reader.line_num, {k: v for k, v in row.items() if v not in (None, "")})
+        yield from parse_csv(handle, str(path))
+
+
+def parse_csv(lines: Iterable[str], file: str) -> Iterator[SourceRecord]:
+    """One record per row, keyed by the header; empty cells left out, a row longer than the header refused."""
+    reader = csv.DictReader(lines)
+    for row in reader:
+        if None in row:
+            yield SourceRecord(file, reader.line_num, None, "more values than header columns")
+            continue
+        yield SourceRecord(file, reader.line_num, {k: v for k, v in row.items() if v not in (None, "")})
 
 
 def _read_markdown(path: Path) -> Iterator[SourceRecord]:
     """One record per file: its body, with front matter's title, version and source. The indexing pipeline
     splits it at its headings (`MarkdownHeaderSplitter`), routed there by `format: markdown`."""
+    yield from parse_markdown(path.read_text(encoding="utf-8"), path.name, str(path), path.parent.name)
+
+
+def parse_markdown(text: str, name: str, file: str, folder: str = "") -> Iterator[SourceRecord]:
+    """A Markdown file's one record, from its text: `name` is its file name, `folder` the source it falls back
+    on when the front matter names none (a file's folder; nothing for an upload)."""
     try:
-        front, body, line = split_front_matter(path.read_text(encoding="utf-8"))
+        front, body, line = split_front_matter(text)
     except FrontMatterError as error:
-        yield SourceRecord(str(path), 1, None, str(error))
+        yield SourceRecord(file, 1, None, str(error))
         return
-    title = str(front.get("title") or first_heading(body) or path.stem)
+    title = str(front.get("title") or first_heading(body) or Path(name).stem)
     data: dict[str, Any] = {
-        "_id": f"{front.get('source', 'file')}:{path.name}",
+        "_id": f"{front.get('source', 'file')}:{name}",
         "title": title,
         "doc_title": title,
-        "path": path.name,
+        "path": name,
         "text": body,
-        "source": str(front.get("source", path.parent.name or "file")),
+        "source": str(front.get("source", folder or "file")),
         "format": "markdown",
     }
     if "version" in front:
         data["version"] = str(front["version"])
-    yield SourceRecord(str(path), line, data)
+    yield SourceRecord(file, line, data)
 
 
 def sample_files(samples_dir: Path, collections_dir: Path) -> dict[str, list[Path]]:

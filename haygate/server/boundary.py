@@ -42,7 +42,10 @@ JSON_TYPES = frozenset({"application/json"})
 JSONL_TYPES = frozenset(
     {"application/jsonl", "application/x-ndjson", "application/x-jsonlines", "application/jsonlines"}
 )
-RECORDS_ROUTE = "/api/collections/"  # ... /{collection}/records: JSON arrays or JSONL
+# Record files a write may carry as they are (the console's uploads). Neither is a type a browser sends across
+# sites without asking first (CORS-safelisted are forms and text/plain), so no page can forge such a write.
+RECORD_FILE_TYPES = frozenset({"text/csv", "text/markdown"})
+RECORDS_ROUTE = "/api/collections/"  # ... /{collection}/records: JSON arrays, JSONL, CSV or Markdown
 DEFAULT_PORTS = {"http": 80, "https": 443}
 CORS_HEADERS = [
     "authorization",
@@ -181,10 +184,11 @@ class TrustBoundary:
             return None
         media_type = (declared or "").partition(";")[0].strip().lower()
         path = scope.get("path", "")
-        allowed = JSON_TYPES | (JSONL_TYPES if path.startswith(RECORDS_ROUTE) and scope["method"] == "PUT" else set())
+        records = path.startswith(RECORDS_ROUTE) and scope["method"] == "PUT"
+        allowed = JSON_TYPES | (JSONL_TYPES | RECORD_FILE_TYPES if records else set())
         if media_type in allowed or (media_type.startswith("application/") and media_type.endswith("+json")):
             return None
-        wanted = "application/json" + (" or JSONL (application/jsonl)" if allowed != JSON_TYPES else "")
+        wanted = "application/json" + (", JSONL (application/jsonl), text/csv or text/markdown" if records else "")
         msg = f"{scope['method']} {path} takes a JSON body (content-type: {wanted}), not '{declared or 'none'}'"
         return UnsupportedMediaTypeError(msg, {"content_type": declared, "expected": sorted(allowed)})
 

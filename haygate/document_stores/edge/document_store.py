@@ -483,6 +483,19 @@ class EdgeDocumentStore(HybridDocumentStore):
             if offset is None:
                 return documents
 
+    def _scroll_page(
+        self, filters: dict[str, Any] | None, after: str | None, limit: int
+    ) -> tuple[list[Document], str | None]:
+        condition = self._filter(filters)
+        if not self._readable():
+            return [], None
+        with self._edge("reading"):
+            records, offset = self.shard.scroll(
+                qe.ScrollRequest(offset=after, limit=limit, filter=condition, with_payload=True, with_vector=False)
+            )
+        documents = [self._to_document(record.payload or {}, None) for record in records]
+        return documents, None if offset is None else str(offset)
+
     def _write(self, documents: list[Document], policy: DuplicatePolicy) -> int:
         unique = {d.id: d for d in documents}
         if policy in (DuplicatePolicy.FAIL, DuplicatePolicy.SKIP):

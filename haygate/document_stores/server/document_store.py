@@ -290,6 +290,17 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         everything = rest.FilterSelector(filter=rest.Filter(must=[]))
         self._connected().delete(self.index, points_selector=everything, wait=True)
 
+    def _scroll_page(
+        self, filters: dict[str, Any] | None, after: str | None, limit: int
+    ) -> tuple[list[Document], str | None]:
+        if not self.exists():
+            return [], None
+        points, offset = self._connected().scroll(
+            self.index, scroll_filter=self._filter(filters), limit=limit, offset=after, with_payload=True
+        )
+        documents = [document_from_payload(point.payload or {}, None) for point in points]
+        return documents, None if offset is None else str(offset)
+
     def _update_filter(self, filters: dict[str, Any], meta: dict[str, Any]) -> None:
         condition = self._filter(filters)
         assert condition is not None  # the base class refuses an empty filter

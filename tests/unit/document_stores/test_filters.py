@@ -241,3 +241,19 @@ def test_full_text_operators_on_a_qdrant_server() -> None:
     assert negated.must_not[0].must[0].match == rest.MatchPhrase(phrase="ios keyboard")  # type: ignore[index, union-attr]
     assert prefix.match == rest.MatchPrefix(prefix="notif")  # type: ignore[union-attr]
     assert match.match == rest.MatchText(text="crash")  # type: ignore[union-attr]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_pages_hold_every_document_once_and_follow_the_filter(store: HybridDocumentStore) -> None:
+    """`page` (the console's browser) walks a collection by cursor, on both backends, filtered or not."""
+    seen, cursor, pages = [], None, 0
+    while True:
+        documents, cursor = store.page(2, after=cursor)
+        seen += [d.id for d in documents]
+        pages += 1
+        assert all(d.embedding is None for d in documents)  # no vectors for a browser
+        if cursor is None:
+            break
+    assert sorted(seen) == [d.id for d in DOCS] and pages == 3
+    english, cursor = store.page(10, filters={"field": "meta.lang", "operator": "==", "value": "en"})
+    assert sorted(d.id for d in english) == ["a", "c"] and cursor is None
