@@ -86,6 +86,10 @@ class Settings(BaseSettings):
     model_cache_dir: Path | None = Field(
         default=None, description="Where ONNX exports of the models are kept (default: <data_dir>/.models)."
     )
+    eval_dir: Path | None = Field(
+        default=None,
+        description="Where the console finds evaluation reports, `eval --out` folders (default: <home>/eval-out).",
+    )
     disk_reserve_mb: int = Field(
         default=64,
         ge=0,
@@ -111,6 +115,10 @@ class Settings(BaseSettings):
     @property
     def models_dir(self) -> Path:
         return self.model_cache_dir or self.data_dir / ".models"
+
+    @property
+    def evaluations_dir(self) -> Path:
+        return self.eval_dir or self.home / "eval-out"
 
     @property
     def has_project(self) -> bool:

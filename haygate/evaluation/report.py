@@ -36,9 +36,11 @@ def report_dict(
         "variants": [
             {"name": r.name, "pipeline": r.pipeline, "metrics": r.metrics, "latency_ms": r.latency}
             | ({"unjudged": unjudged_summary(r)} if r.unjudged else {})
+            | {"per_query": {m: {q: round(s, 4) for q, s in scores.items()} for m, scores in r.per_query.items()}}
             for r in results
         ],
         "comparisons": [asdict(c) for c in comparisons],
+        "queries": dataset.queries,  # the judged queries' texts: a per-query win or loss is read by its words
     }
 
 

@@ -209,6 +209,15 @@ class ToolDeclaration(BaseModel):
         model_name = "".join(part.title() for part in self.name.split("_")) + "Arguments"
         return create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
 
+    def example_calls(self, most: int) -> list[dict[str, Any]]:
+        """Up to `most` calls made of the declared examples, the k-th of each required parameter in the k-th:
+        what validate and a server's warm-up run, and what the console offers to try."""
+        required = {name: spec.examples for name, spec in self.parameters.items() if spec.required}
+        calls = min(most, max((len(examples) for examples in required.values()), default=1))
+        return [
+            {name: examples[min(k, len(examples) - 1)] for name, examples in required.items()} for k in range(calls)
+        ]
+
     def input_schema(self) -> dict[str, Any]:
         schema = self.arguments_model().model_json_schema()
         schema.pop("title", None)

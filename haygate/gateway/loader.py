@@ -74,15 +74,26 @@ class LoadedPipeline:
     fingerprint: str
     optional: frozenset[str] = frozenset()  # inputs a tool may leave unset (those with defaults, when derived)
 
-    def run(self, values: dict[str, Any]) -> dict[str, Any]:
-        """Named input values -> named output values."""
+    def run(self, values: dict[str, Any], also: Socket | None = None) -> dict[str, Any]:
+        """Named input values -> named output values; `also`, a component's output socket that is no declared
+        output, is returned too, under its `component.socket` name (what an explained call shows)."""
         data: dict[str, dict[str, Any]] = {}
         for name, value in values.items():
             for component, socket in self.inputs[name]:
                 data.setdefault(component, {})[socket] = value
-        wanted = {component for component, _ in self.outputs.values()}
+        wanted = {component for component, _ in self.outputs.values()} | ({also[0]} if also else set())
         results = self.pipeline.run(data, include_outputs_from=wanted)
-        return {name: results[component][socket] for name, (component, socket) in self.outputs.items()}
+        named = {name: results[component][socket] for name, (component, socket) in self.outputs.items()}
+        if also is not None:
+            named[".".join(also)] = results.get(also[0], {}).get(also[1])
+        return named
+
+    def feeder(self, component: str, socket: str) -> Socket | None:
+        """The component output socket connected to `component.socket`, if one is."""
+        for sender, _, data in self.pipeline.graph.in_edges(component, data=True):
+            if data["to_socket"].name == socket:
+                return sender, data["from_socket"].name
+        return None
 
     def socket_owner(self, component: str, socket: str) -> str | None:
         """The input name that feeds `component.socket`, so errors can speak the caller's names."""

@@ -5,6 +5,7 @@
 
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -116,15 +117,31 @@ class ToolRuntime:
 
     def run(self, arguments: Any) -> dict[str, Any]:
         """Validate, run the pipeline, return the declared output. Raises HaygateError subclasses only."""
+        return self._run(arguments)[0]
+
+    def explain(self, arguments: Any) -> tuple[dict[str, Any], list[dict[str, Any] | None]]:
+        """The call `run` makes, and why each result ranks where it does: per result row, in order, the scores
+        its Document carried into the result (dense rank and cosine, BM25 rank, fused score, rerank score),
+        read from what feeds the formatter's documents (or from the Documents a pipeline returns)."""
+        return self._run(arguments, explained=True)
+
+    def _run(self, arguments: Any, explained: bool = False) -> tuple[dict[str, Any], list[dict[str, Any] | None]]:
         values = {**self.validate_arguments(arguments), **self.declaration.fixed_arguments}
         if self.declaration.action is not None:
             assert self.writer is not None
-            return self._checked(self._guarded(lambda: self.writer.perform(self.declaration.action, values)))  # type: ignore[union-attr, arg-type]
+            return self._checked(self._guarded(lambda: self.writer.perform(self.declaration.action, values))), []  # type: ignore[union-attr, arg-type]
         assert self.pipeline is not None
         pipeline = self.pipeline
         if SERVER_FILTERS in pipeline.inputs:
             values[SERVER_FILTERS] = self.server_filters()
-        return self._checked(self._guarded(lambda: self._enveloped(pipeline.run(values), values)))
+        output = pipeline.outputs.get(self.declaration.output)
+        ranked = pipeline.feeder(output[0], "documents") if explained and output and not self.documents_output else None
+        outputs = self._guarded(lambda: pipeline.run(values, also=ranked))
+        result = self._checked(self._guarded(lambda: self._enveloped(outputs, values)))
+        if not explained:
+            return result, []
+        documents = outputs[self.declaration.output] if self.documents_output else outputs.get(".".join(ranked or ()))
+        return result, provenance(result, documents)
 
     def _enveloped(self, outputs: dict[str, Any], values: dict[str, Any]) -> Any:
         """The declared output; a list of Documents in the standard results envelope."""
@@ -155,11 +172,7 @@ class ToolRuntime:
         return results
 
     def example_arguments(self) -> list[dict[str, Any]]:
-        required = {name: spec.examples for name, spec in self.declaration.parameters.items() if spec.required}
-        calls = min(REHEARSALS, max((len(examples) for examples in required.values()), default=1))
-        return [
-            {name: examples[min(k, len(examples) - 1)] for name, examples in required.items()} for k in range(calls)
-        ]
+        return self.declaration.example_calls(REHEARSALS)
 
     def _rehearsal_problem(self, arguments: dict[str, Any], error: InternalError) -> str:
         call = json.dumps(arguments, default=str)
@@ -224,6 +237,25 @@ class ToolRuntime:
         return renamed
 
 
+PROVENANCE = ("dense_rank", "dense_score", "sparse_rank", "fused_score", "rerank_score")
+
+
+def provenance(result: dict[str, Any], documents: Any) -> list[dict[str, Any] | None]:
+    """Per row of the result's ranked list (its first list of objects), the scores of the Document it was made
+    from: rows and Documents pair in order when they are as many (a formatter makes one row per Document)."""
+    rows = next((v for v in result.values() if isinstance(v, list) and all(isinstance(r, dict) for r in v)), [])
+    if not isinstance(documents, list) or len(documents) != len(rows):
+        return [None] * len(rows)
+    explained: list[dict[str, Any] | None] = []
+    for document in documents:
+        if not isinstance(document, Document):
+            explained.append(None)
+            continue
+        scores = document.meta.get("scores") or {}
+        explained.append({"id": document.id, "score": document.score, **{k: scores.get(k) for k in PROVENANCE}})
+    return explained
+
+
 class Gateway:
     """Every tool this server exposes, built and checked up front from one loader."""
 
@@ -238,6 +270,8 @@ class Gateway:
         self.loader = loader
         self.problems = list(problems or [])
         self.writer = writer or Writer(loader)
+        self._variants: dict[tuple[str, Path], ToolRuntime] = {}
+        self._variants_lock = threading.Lock()
 
     @classmethod
     def load(
@@ -310,6 +344,18 @@ class Gateway:
 
     def call(self, name: str, arguments: Any) -> dict[str, Any]:
         return self.get(name).run(arguments)
+
+    def variant(self, name: str, path: Path) -> ToolRuntime:
+        """Tool `name` with another pipeline file in its place, as `haygate eval --pipeline` runs one: the same
+        declaration, argument checks and tenant. Built, checked against the declaration and warmed up once."""
+        served = self.get(name)
+        with self._variants_lock:
+            if (name, path) not in self._variants:
+                loaded = self.loader.pipeline(path)
+                check_interface(served.declaration, loaded)
+                loaded.pipeline.warm_up()
+                self._variants[(name, path)] = ToolRuntime(served.declaration, loaded, served.tenant)
+            return self._variants[(name, path)]
 
     async def call_async(self, name: str, arguments: Any) -> dict[str, Any]:
         return await anyio.to_thread.run_sync(self.get(name).run, arguments)

@@ -8,7 +8,9 @@ command on the same machine, served on a Unix socket only its owner can open.
 """
 
 import hmac
+import io
 import json
+from pathlib import PurePosixPath
 from typing import Any
 
 from starlette.applications import Starlette
@@ -29,14 +31,25 @@ from haygate.errors import (
     UnauthorizedError,
     envelope,
 )
-from haygate.ingest.readers import SourceRecord, as_source_record, parse_jsonl
+from haygate.ingest.readers import (
+    MARKDOWN_SUFFIXES,
+    SourceRecord,
+    as_source_record,
+    parse_csv,
+    parse_jsonl,
+    parse_markdown,
+)
 from haygate.logs import REQUEST_ID, REQUEST_ID_HEADER, new_request_id
 from haygate.server.boundary import JSONL_TYPES, guarded
+from haygate.server.console import CONSOLE, CONSOLE_STATIC, console_routes
+from haygate.server.console import static_mount as console_static
 from haygate.server.mcp import build_mcp
 from haygate.server.openapi import API_PAGE, SWAGGER_UI, openapi_document
 from haygate.server.service import GatewayService
 
-PUBLIC_PATHS = ("/health", "/docs", "/docs/")  # the API page is static: what it shows comes with the token
+# The API page and the console are static: what they show comes with the token.
+PUBLIC_PATHS = ("/health", "/docs", "/docs/", CONSOLE)
+PUBLIC_PREFIXES = (SWAGGER_UI, CONSOLE_STATIC)
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 WRITE_OPEN_REFUSAL = (
     "writes are refused on a server that listens beyond this machine without a token: set HAYGATE_TOKEN"
@@ -84,11 +97,21 @@ async def json_body(request: Request) -> Any:
 
 
 async def records_body(request: Request) -> list[SourceRecord]:
-    """A JSON array of records (objects: anything else makes the request malformed, a 422), or JSONL with a
-    JSONL content type (one record per line; a line that is not JSON is refused alone). Each record is then
-    checked on its own."""
+    """A JSON array of records (objects: anything else makes the request malformed, a 422); JSONL with a
+    JSONL content type (one record per line; a line that is not JSON is refused alone); or a record file as
+    `haygate ingest` reads it: CSV (`text/csv`, a record per row) or Markdown (`text/markdown`, one record,
+    `?filename=` naming the file). Each record is then checked on its own."""
     raw = (await request.body()).decode("utf-8", errors="replace")
     media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    filename = request.query_params.get("filename") or "request"
+    if media_type == "text/csv":
+        return list(parse_csv(io.StringIO(raw, newline=""), filename))
+    if media_type == "text/markdown":
+        name = PurePosixPath(filename.replace("\\", "/")).name
+        if not name.lower().endswith(MARKDOWN_SUFFIXES):
+            msg = "a Markdown upload names its file: ?filename=notes.md (the record's id and path come from it)"
+            raise InvalidRequestError(msg, {"field": "filename"})
+        return list(parse_markdown(raw, name, name))
     if media_type not in JSONL_TYPES:
         records = json.loads(raw, parse_constant=_no_constant)
         if not isinstance(records, list):
@@ -310,7 +333,7 @@ class BearerAuth:
         self.public = public
 
     def _is_public(self, path: str) -> bool:
-        return path in self.public or path.startswith(SWAGGER_UI)
+        return path in self.public or path.startswith(PUBLIC_PREFIXES)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not self._is_public(scope.get("path", "")):
@@ -335,7 +358,9 @@ def build_http_app(service: GatewayService, token: str | None = None, host: str 
     writes_allowed = bool(token) or host in LOOPBACK
     routes = [
         *rest_routes(service, writes_allowed, secured=bool(token)),
+        *with_method_refusals(console_routes(service, error_response, writes_allowed)),
         Mount(SWAGGER_UI, app=StaticFiles(directory=swagger_ui_folder())),
+        console_static(),
         Mount("/", app=mcp_app),
     ]
     starlette = Starlette(routes=routes, lifespan=mcp_app.lifespan, exception_handlers=ERROR_HANDLERS)

@@ -15,12 +15,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
 from haygate._env import torch_loaded
-from haygate.errors import ConfigurationError, HaygateError, NotFoundError, UnavailableError
+from haygate.errors import ConfigurationError, HaygateError, InvalidRequestError, NotFoundError, UnavailableError
 from haygate.gateway.catalog import Catalog, load_catalog
 from haygate.gateway.declarations import ToolDeclaration
 from haygate.server.telemetry import UNKNOWN_TOOL, Telemetry
@@ -261,6 +262,35 @@ class GatewayService:
             finally:
                 generation.leave()
             return record.result
+
+    async def explain(self, name: str, arguments: Any, pipeline: Path | None = None) -> dict[str, Any]:
+        """A console call: the tool as served (a call like any other, counted under the transport `console`),
+        or with another pipeline file of the project in its place (a comparison, not counted as the tool's);
+        with each result row's provenance and the time the call took."""
+        if name not in self.listing():
+            available = sorted(self.listing())
+            raise NotFoundError(f"unknown tool '{name}'; available: {', '.join(available)}", {"tool": name})
+        generation = await self.ready_generation()
+        generation.enter()
+        try:
+            gateway = generation.gateway
+            if pipeline is None:
+                with self.telemetry.call(name, "console", arguments) as record:
+                    started = time.perf_counter()
+                    result, provenance = await anyio.to_thread.run_sync(gateway.get(name).explain, arguments)
+                    record.result = result
+            else:
+                try:
+                    runtime = await anyio.to_thread.run_sync(gateway.variant, name, pipeline)
+                except ConfigurationError as error:
+                    msg = f"pipeline '{pipeline.name}' cannot run in place of '{name}': {error.message}"
+                    raise InvalidRequestError(msg, {"field": "pipeline"}) from None
+                started = time.perf_counter()
+                result, provenance = await anyio.to_thread.run_sync(runtime.explain, arguments)
+            elapsed_ms = (time.perf_counter() - started) * 1000
+        finally:
+            generation.leave()
+        return {"tool": name, "result": result, "provenance": provenance, "elapsed_ms": round(elapsed_ms, 2)}
 
     async def write(self, work: Callable[["Gateway"], dict[str, Any]]) -> dict[str, Any]:
         """Run a write (`lambda gateway: gateway.writer.upsert(...)`) on the serving generation."""

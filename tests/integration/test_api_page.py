@@ -88,8 +88,8 @@ def test_the_api_page_in_a_browser(gateway: Gateway, url: str, tmp_path: Path) -
             answer = block.locator(".live-responses-table tbody .response-col_description").first.inner_text()
             assert '"results"' in answer and '"score"' in answer
             page.screenshot(path=str(tmp_path / "docs.png"), full_page=False)
-            if os.environ.get("HAYGATE_SCREENSHOT"):  # for a closing note: where to keep a copy
-                page.screenshot(path=os.environ["HAYGATE_SCREENSHOT"])
+            if os.environ.get("HAYGATE_SCREENSHOT_DIR"):  # a copy to look at, kept where asked
+                page.screenshot(path=str(Path(os.environ["HAYGATE_SCREENSHOT_DIR"]) / "api-page.png"))
             assert (tmp_path / "docs.png").stat().st_size > 10_000
         finally:
             browser.close()

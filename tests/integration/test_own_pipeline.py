@@ -54,6 +54,10 @@ async def test_a_pipeline_saved_by_haystack_is_served_as_it_is(tmp_path: Path, s
                 rest = await http.post(
                     f"{url}/api/tools/haystack_docs_search", json={"text": "bearer token", "top_k": 2}
                 )
+        explained, why = gateway.get("haystack_docs_search").explain({"text": "bearer token", "top_k": 2})
+    # The console's provenance of a Haystack pipeline's Documents: each row's own id and score.
+    assert [w["id"] for w in why if w] == [r["id"] for r in explained["results"]]
+    assert [w["score"] for w in why if w] == [r["score"] for r in explained["results"]]
     assert tool.outputSchema == DOCUMENTS_ENVELOPE_SCHEMA
     result = answer.structured_content
     assert result["metadata"] == {
