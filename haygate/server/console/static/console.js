@@ -36,7 +36,7 @@
     return node;
   }
 
-  /** "Present" as the contract means it: set and not an empty string. */
+  /** A field counts as present when it is set and not an empty string. */
   const present = (value) => value !== undefined && value !== null && value !== "";
 
   function firstPresent(row, keys) {
