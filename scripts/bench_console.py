@@ -22,6 +22,7 @@ from pathlib import Path
 
 import httpx
 import uvicorn
+from query_texts import judged_texts
 
 from haygate.gateway.loader import Loader
 from haygate.ingest.indexer import ingest_files
@@ -31,15 +32,6 @@ from haygate.server.service import GatewayService
 from haygate.settings import Settings
 
 PROJECT = Path(__file__).resolve().parents[1]
-
-
-def texts() -> list[str]:
-    """Distinct query texts: the judged sets' queries."""
-    found: dict[str, None] = {}
-    for path in sorted((PROJECT / "evaluation").glob("*/queries.jsonl")):
-        for line in path.read_text().splitlines():
-            found.setdefault(json.loads(line)["text"][:500], None)
-    return list(found)
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -70,7 +62,7 @@ def main() -> None:
                 len(http.get(path).content)
                 for path in ("/console", "/console/static/console.js", "/console/static/console.css")
             )
-            for number, text in enumerate(texts()[: 2 * args.calls]):
+            for number, text in enumerate(judged_texts()[: 2 * args.calls]):
                 side = ("rest", "console")[number % 2]
                 arguments = {"query": text, "max_results": 10}
                 started = time.perf_counter()

@@ -39,6 +39,7 @@ from typing import Any
 
 import httpx
 from fastmcp import Client
+from query_texts import judged_texts
 
 from haygate.components.chunk_ids import record_of
 from haygate.evaluation.runner import ensure_corpus_index, store_settings
@@ -143,19 +144,6 @@ def judged() -> tuple[list[dict[str, Any]], dict[str, dict[str, int]]]:
     return [q for q in queries if q["_id"] in qrels], qrels
 
 
-def load_texts() -> list[str]:
-    """Query texts for the throughput runs: the other judged sets' queries, distinct, none of search_docs'. A
-    server process never sees a text twice (haygate keeps recent query vectors: a repeat would be a cache hit)."""
-    seen = {json.loads(line)["text"] for line in (JUDGED / "queries.jsonl").read_text().splitlines() if line.strip()}
-    texts: dict[str, None] = {}
-    for path in sorted((PROJECT / "evaluation").glob("*/queries.jsonl")):
-        for line in path.read_text().splitlines():
-            text = json.loads(line)["text"][:500] if line.strip() else ""
-            if text and text not in seen:
-                texts.setdefault(text, None)
-    return list(texts)
-
-
 def ndcg(runs: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> float:
     from ranx import Qrels, Run, evaluate
 
@@ -222,7 +210,7 @@ async def measure(
         runs[query["_id"]] = [record_of(i) for i in ids]
     cuts = statistics.quantiles(times, n=100, method="inclusive")
     figures.update(p50_ms=round(cuts[49], 2), p95_ms=round(cuts[94], 2), ndcg_at_10=ndcg(runs, qrels))
-    pool = load_texts()
+    pool = judged_texts(leaving_out=[JUDGED.name])  # never the judged run's own texts
     for count in clients:
         per_client = max(2, len(pool) // len(clients) // count)
         batch, pool = pool[: count * per_client], pool[count * per_client :]
@@ -397,24 +385,15 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     served = ["--host", "127.0.0.1", "--pipelines-dir", str(pipelines)]
     rest_server = [hayhooks, "run", *served, "--port", str(rest_port)]
     mcp_server = [hayhooks, "mcp", "run", *served, "--port", str(mcp_port)]
-    result["hayhooks_rest"] = await run_side(
-        "hayhooks rest",
-        lambda: start(rest_server, peer_env, out / "hayhooks.log"),
-        rest_caller(f"http://127.0.0.1:{rest_port}", "/docs_search/run", body, hayhooks_ids),
-        queries,
-        qrels,
-        clients,
-        args.timeout,
-    )
-    result["hayhooks_mcp"] = await run_side(
-        "hayhooks mcp",
-        lambda: start(mcp_server, peer_env, out / "hayhooks-mcp.log"),
-        mcp_caller(f"http://127.0.0.1:{mcp_port}/mcp", "docs_search", body, hayhooks_ids),
-        queries,
-        qrels,
-        clients,
-        args.timeout,
-    )
+    for transport, server, session in (
+        ("rest", rest_server, rest_caller(f"http://127.0.0.1:{rest_port}", "/docs_search/run", body, hayhooks_ids)),
+        ("mcp", mcp_server, mcp_caller(f"http://127.0.0.1:{mcp_port}/mcp", "docs_search", body, hayhooks_ids)),
+    ):
+        log = out / f"hayhooks-{transport}.log"
+        launch = lambda command=server, log=log: start(command, peer_env, log)  # noqa: E731
+        result[f"hayhooks_{transport}"] = await run_side(
+            f"hayhooks {transport}", launch, session, queries, qrels, clients, args.timeout
+        )
     return result
 
 

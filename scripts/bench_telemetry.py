@@ -25,6 +25,7 @@ from pathlib import Path
 from haystack import tracing
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+from query_texts import judged_texts
 
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
@@ -43,14 +44,6 @@ class Nowhere(SpanExporter):
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         return SpanExportResult.SUCCESS
-
-
-def queries() -> list[str]:
-    texts: dict[str, None] = {}
-    for path in sorted((PROJECT / "evaluation").glob("*/queries.jsonl")):
-        for line in path.read_text().splitlines():
-            texts.setdefault(json.loads(line)["text"][:500], None)
-    return list(texts)
 
 
 async def measure(on: GatewayService, off: GatewayService, texts: list[str]) -> dict[str, list[float]]:
@@ -93,7 +86,7 @@ def main() -> None:
                 gateway, Telemetry(on_settings, span_exporter=None if args.no_otel else Nowhere())
             )
             off = GatewayService.serving(gateway, Telemetry(base.model_copy(update={"telemetry": False})))
-            texts = queries()
+            texts = judged_texts()
             asyncio.run(measure(on, off, texts[:20]))  # both paths warm
             load_before = os.getloadavg()[0]
             times = asyncio.run(measure(on, off, texts[20:]))

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from query_texts import judged_texts
+
 from haygate.components.bm25_sparse_text_embedder import Bm25SparseTextEmbedder
 from haygate.components.embedding_backends import load_backend
 from haygate.document_stores.hybrid import HybridQuery, plan
@@ -30,14 +32,6 @@ from haygate.settings import Settings
 PROJECT = Path(__file__).resolve().parents[1]
 CORPUS = PROJECT.parent / "shared" / "data" / "haystack-docs" / "sections.jsonl"
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-
-
-def texts(count: int) -> list[str]:
-    found: dict[str, None] = {}
-    for path in sorted((PROJECT / "evaluation").glob("*/queries.jsonl")):
-        for line in path.read_text().splitlines():
-            found.setdefault(json.loads(line)["text"][:500], None)
-    return list(found)[:count]
 
 
 def timed(work: Callable[[], Any]) -> float:
@@ -57,7 +51,7 @@ def main() -> None:
         store = loader.store("docs")
         backend = load_backend(MODEL, "onnx", settings.models_dir, max_batch=32)
         sparse = Bm25SparseTextEmbedder()
-        words = texts(args.queries)
+        words = judged_texts()[: args.queries]
         queries = [
             HybridQuery(dense=list(map(float, vector)), sparse=sparse.run(text)["sparse_embedding"], limit=50)
             for text, vector in zip(words, backend.embed(words), strict=True)

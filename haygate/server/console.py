@@ -21,6 +21,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from haygate.errors import InvalidRequestError, NotFoundError
+from haygate.server.replies import error_response, json_body
 from haygate.server.service import GatewayService
 
 CONSOLE = "/console"
@@ -30,10 +31,8 @@ PAGE_SIZE, MAX_PAGE_SIZE = 20, 200
 EXCERPT_CHARS = 2000  # a document's content as the browser lists it; the record view shows it whole
 
 
-def console_routes(
-    service: GatewayService, error_response: Callable[[BaseException], JSONResponse], writes_allowed: bool
-) -> list[Route]:
-    """The page and its routes. `error_response` is HTTP's envelope maker (one error model)."""
+def console_routes(service: GatewayService, writes_allowed: bool) -> list[Route]:
+    """The page and its routes."""
 
     def answering(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
@@ -45,8 +44,10 @@ def console_routes(
 
         return endpoint
 
+    page_html = (CONSOLE_FILES / "index.html").read_text(encoding="utf-8")  # read once, at start-up
+
     async def page(request: Request) -> HTMLResponse:
-        return HTMLResponse((CONSOLE_FILES / "index.html").read_text(encoding="utf-8"))
+        return HTMLResponse(page_html)
 
     async def info(request: Request) -> dict[str, Any]:
         from haygate import __version__
@@ -89,7 +90,10 @@ def console_routes(
         if not isinstance(tool, str):
             msg = 'name the tool: {"tool": "search_docs", "arguments": {...}}'
             raise InvalidRequestError(msg, {"field": "tool"})
-        path = None if pipeline in (None, "") else project_pipeline(service.settings.pipelines_dir, pipeline)
+        if pipeline is not None and not isinstance(pipeline, str):
+            msg = "'pipeline' is a path under pipelines/, e.g. eval/search_docs_dbsf.yaml"
+            raise InvalidRequestError(msg, {"field": "pipeline"})
+        path = None if not pipeline else project_pipeline(service.settings.pipelines_dir, pipeline)
         answer = await service.explain(tool, arguments, path)
         answer["pipeline"] = pipeline or None
         return answer
@@ -166,10 +170,7 @@ def static_mount() -> Mount:
 
 
 async def json_object(request: Request) -> dict[str, Any]:
-    try:
-        body = json.loads(await request.body() or b"{}")
-    except (ValueError, RecursionError) as error:
-        raise InvalidRequestError(f"request body must be JSON: {error}") from None
+    body = await json_body(request)
     if not isinstance(body, dict):
         raise InvalidRequestError("request body must be a JSON object")
     return body

@@ -45,6 +45,7 @@ from haygate.server.console import CONSOLE, CONSOLE_STATIC, console_routes
 from haygate.server.console import static_mount as console_static
 from haygate.server.mcp import build_mcp
 from haygate.server.openapi import API_PAGE, SWAGGER_UI, openapi_document
+from haygate.server.replies import error_response, json_body, no_json_constant
 from haygate.server.service import GatewayService
 
 # The API page and the console are static: what they show comes with the token.
@@ -54,16 +55,6 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 WRITE_OPEN_REFUSAL = (
     "writes are refused on a server that listens beyond this machine without a token: set HAYGATE_TOKEN"
 )
-
-
-def error_response(error: BaseException) -> JSONResponse:
-    status, body = envelope(error)
-    headers = (
-        {"Retry-After": str(body["error"]["details"]["retry_after"])}
-        if status == 503 and "retry_after" in body["error"]["details"]
-        else None
-    )
-    return JSONResponse(body, status_code=status, headers=headers)
 
 
 FLAGS = {"true": True, "1": True, "false": False, "0": False}
@@ -78,22 +69,6 @@ def query_flag(request: Request, name: str) -> bool:
         msg = f"query parameter '{name}' is a boolean: true or false, got {values if len(values) > 1 else values[0]!r}"
         raise InvalidRequestError(msg, {"field": name})
     return FLAGS[values[0].lower()]
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-async def json_body(request: Request) -> Any:
-    """The body as JSON. What Python's parser would take but JSON has no room for (NaN, Infinity), or
-    cannot take (an integer of thousands of digits, nesting past the recursion limit), is a 422 too."""
-    try:
-        return json.loads(await request.body(), parse_constant=_no_constant)
-    except RecursionError:
-        raise InvalidRequestError("request body is nested too deeply to be read") from None
-    except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
-        msg = f"request body must be JSON: {error}"
-        raise InvalidRequestError(msg) from None
 
 
 async def records_body(request: Request) -> list[SourceRecord]:
@@ -113,7 +88,7 @@ async def records_body(request: Request) -> list[SourceRecord]:
             raise InvalidRequestError(msg, {"field": "filename"})
         return list(parse_markdown(raw, name, name))
     if media_type not in JSONL_TYPES:
-        records = json.loads(raw, parse_constant=_no_constant)
+        records = json.loads(raw, parse_constant=no_json_constant)
         if not isinstance(records, list):
             msg = "the body must be a JSON array of records (or JSONL, sent as application/jsonl)"
             raise InvalidRequestError(msg, {"field": "records"})
@@ -358,7 +333,7 @@ def build_http_app(service: GatewayService, token: str | None = None, host: str 
     writes_allowed = bool(token) or host in LOOPBACK
     routes = [
         *rest_routes(service, writes_allowed, secured=bool(token)),
-        *with_method_refusals(console_routes(service, error_response, writes_allowed)),
+        *with_method_refusals(console_routes(service, writes_allowed)),
         Mount(SWAGGER_UI, app=StaticFiles(directory=swagger_ui_folder())),
         console_static(),
         Mount("/", app=mcp_app),

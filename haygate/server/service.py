@@ -252,9 +252,7 @@ class GatewayService:
         known = name in self.listing()
         with self.telemetry.call(name if known else UNKNOWN_TOOL, transport, arguments) as record:
             if not known:
-                available = sorted(self.listing())
-                msg = f"unknown tool '{name}'; available: {', '.join(available)}"
-                raise NotFoundError(msg, {"tool": name, "available": available})
+                raise self._unknown(name)
             generation = await self.ready_generation()
             generation.enter()
             try:
@@ -268,8 +266,7 @@ class GatewayService:
         or with another pipeline file of the project in its place (a comparison, not counted as the tool's);
         with each result row's provenance and the time the call took."""
         if name not in self.listing():
-            available = sorted(self.listing())
-            raise NotFoundError(f"unknown tool '{name}'; available: {', '.join(available)}", {"tool": name})
+            raise self._unknown(name)
         generation = await self.ready_generation()
         generation.enter()
         try:
@@ -291,6 +288,11 @@ class GatewayService:
         finally:
             generation.leave()
         return {"tool": name, "result": result, "provenance": provenance, "elapsed_ms": round(elapsed_ms, 2)}
+
+    def _unknown(self, name: str) -> NotFoundError:
+        available = sorted(self.listing())
+        msg = f"unknown tool '{name}'; available: {', '.join(available)}"
+        return NotFoundError(msg, {"tool": name, "available": available})
 
     async def write(self, work: Callable[["Gateway"], dict[str, Any]]) -> dict[str, Any]:
         """Run a write (`lambda gateway: gateway.writer.upsert(...)`) on the serving generation."""

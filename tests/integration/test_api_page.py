@@ -1,7 +1,6 @@
 """The API page at /docs in a real headless Chromium (Debian's, driven by Playwright), and the OpenAPI
 document under it: every tool listed, a "try it" call answered, nothing fetched from beyond the server."""
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,21 +8,11 @@ import httpx
 import pytest
 
 from haygate.gateway.runtime import Gateway
+from tests.browser import browser_page, screenshot
 from tests.conftest import http_for, serve
 
 pytestmark = pytest.mark.integration
 
-CHROMIUM = Path(os.environ.get("HAYGATE_TEST_CHROMIUM", "/usr/bin/chromium"))
-# As the machine's notes say: without the background-networking flags Chromium keeps dialling Google's hosts.
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture
@@ -63,34 +52,21 @@ def test_a_secured_server_says_so(gateway: Gateway) -> None:
 
 
 def test_the_api_page_in_a_browser(gateway: Gateway, url: str, tmp_path: Path) -> None:
-    if not CHROMIUM.exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: `make test` installs Debian's as root; set HAYGATE_TEST_CHROMIUM")
-    from playwright.sync_api import sync_playwright
-
-    outside: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on("request", lambda r: None if r.url.startswith(url) else outside.append(r.url))
-            page.goto(f"{url}/docs")
-            page.wait_for_selector(".opblock-tag-section", timeout=30_000)
-            listed = set(page.locator(".opblock-summary-operation-id, .opblock-summary-path").all_inner_texts())
-            for name in gateway.tools:
-                assert any(name in text for text in listed), (name, listed)
-            block = page.locator("#operations-tools-search_docs")
-            block.locator(".opblock-summary").click()
-            block.locator("button.try-out__btn").click()
-            block.locator("button.execute").click()
-            status = block.locator(".live-responses-table tbody .response-col_status").first
-            status.wait_for(timeout=60_000)
-            assert status.inner_text().strip().startswith("200")
-            answer = block.locator(".live-responses-table tbody .response-col_description").first.inner_text()
-            assert '"results"' in answer and '"score"' in answer
-            page.screenshot(path=str(tmp_path / "docs.png"), full_page=False)
-            if os.environ.get("HAYGATE_SCREENSHOT_DIR"):  # a copy to look at, kept where asked
-                page.screenshot(path=str(Path(os.environ["HAYGATE_SCREENSHOT_DIR"]) / "api-page.png"))
-            assert (tmp_path / "docs.png").stat().st_size > 10_000
-        finally:
-            browser.close()
-    assert outside == [], f"the page fetched from beyond the server: {outside}"
+    with browser_page(url) as page:
+        page.goto(f"{url}/docs")
+        page.wait_for_selector(".opblock-tag-section", timeout=30_000)
+        listed = set(page.locator(".opblock-summary-operation-id, .opblock-summary-path").all_inner_texts())
+        for name in gateway.tools:
+            assert any(name in text for text in listed), (name, listed)
+        block = page.locator("#operations-tools-search_docs")
+        block.locator(".opblock-summary").click()
+        block.locator("button.try-out__btn").click()
+        block.locator("button.execute").click()
+        status = block.locator(".live-responses-table tbody .response-col_status").first
+        status.wait_for(timeout=60_000)
+        assert status.inner_text().strip().startswith("200")
+        answer = block.locator(".live-responses-table tbody .response-col_description").first.inner_text()
+        assert '"results"' in answer and '"score"' in answer
+        page.screenshot(path=str(tmp_path / "docs.png"), full_page=False)
+        assert (tmp_path / "docs.png").stat().st_size > 10_000
+        screenshot(page, "api-page")

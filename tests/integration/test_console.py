@@ -6,7 +6,6 @@ test does). `HAYGATE_SCREENSHOT_DIR` keeps a screenshot of each panel."""
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -14,8 +13,8 @@ import pytest
 from haygate.cli import main
 from haygate.server.http import build_http_app
 from haygate.server.service import GatewayService
+from tests.browser import browser_page, screenshot
 from tests.conftest import PROJECT, make_settings, serve
-from tests.integration.test_api_page import CHROMIUM, CHROMIUM_FLAGS
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 TOKEN = "console-token-7"
@@ -123,6 +122,9 @@ def test_another_pipeline_in_the_tools_place(http: httpx.Client) -> None:
     body = {"tool": "search_docs", "arguments": arguments, "pipeline": "eval/search_docs_dbsf.yaml"}
     variant = http.post("/api/console/call", json=body).json()
     assert variant["pipeline"] == "eval/search_docs_dbsf.yaml" and variant["result"]["results"]
+    for wrong in (7, ["eval"]):
+        typed = http.post("/api/console/call", json={**body, "pipeline": wrong})
+        assert typed.status_code == 422 and typed.json()["error"]["details"]["field"] == "pipeline"
     escape = http.post("/api/console/call", json={**body, "pipeline": "../configs/tools/search_docs.yaml"})
     assert escape.status_code == 422 and escape.json()["error"]["details"]["field"] == "pipeline"
     misfit = http.post("/api/console/call", json={**body, "pipeline": "tools/search.yaml"})
@@ -175,86 +177,69 @@ def test_evaluation_reports_are_listed_and_read(http: httpx.Client) -> None:
 # -- the page in a browser -------------------------------------------------------------------------
 
 
-def shot(page: Any, name: str) -> None:
-    keep = os.environ.get("HAYGATE_SCREENSHOT_DIR")
-    if keep:
-        page.screenshot(path=str(Path(keep) / f"console-{name}.png"), full_page=True)
-
-
 @pytest.mark.budget(120, "a real Chromium drives every panel: calls, an upload with its embedding, a report")
 def test_every_panel_in_a_browser(url: str, tmp_path: Path) -> None:
-    if not CHROMIUM.exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: `make test` installs Debian's as root; set HAYGATE_TEST_CHROMIUM")
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    outside: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            local = (url, f"blob:{url}/", "data:")  # the plot is shown from a blob the page fetched with the token
-            page.on("request", lambda r: None if r.url.startswith(local) else outside.append(r.url))
-            page.goto(f"{url}/console")
-            page.fill("#token", TOKEN)
-            page.reload()  # the token is kept for the tab
+    with browser_page(url) as page:
+        page.goto(f"{url}/console")
+        page.fill("#token", TOKEN)
+        page.reload()  # the token is kept for the tab
 
-            # Tools: a call from the form, with provenance; then a bad value, its error beside its field.
-            page.select_option("#tool-select", "search_docs")
-            page.fill("[name=query]", "how do NOT filters work")
-            page.fill("[name=version]", "1.1")
-            page.get_by_role("button", name="Call").click()
-            first = page.locator("#results li.result").first
-            expect(first.locator(".result-title")).to_contain_text("NOT", timeout=30_000)
-            expect(first.locator(".provenance")).to_contain_text("BM25 #1")
-            assert "curl -s" in page.locator("#curl").inner_text()
-            shot(page, "tools")
-            page.fill("[name=max_results]", "99")
-            page.get_by_role("button", name="Call").click()
-            expect(page.locator('.field-error[data-for="max_results"]')).to_contain_text("50", timeout=30_000)
-            expect(page.locator("[name=max_results]")).to_have_attribute("aria-invalid", "true")
+        # Tools: a call from the form, with provenance; then a bad value, its error beside its field.
+        page.select_option("#tool-select", "search_docs")
+        page.fill("[name=query]", "how do NOT filters work")
+        page.fill("[name=version]", "1.1")
+        page.get_by_role("button", name="Call").click()
+        first = page.locator("#results li.result").first
+        expect(first.locator(".result-title")).to_contain_text("NOT", timeout=30_000)
+        expect(first.locator(".provenance")).to_contain_text("BM25 #1")
+        assert "curl -s" in page.locator("#curl").inner_text()
+        screenshot(page, "console-tools", full_page=True)
+        page.fill("[name=max_results]", "99")
+        page.get_by_role("button", name="Call").click()
+        expect(page.locator('.field-error[data-for="max_results"]')).to_contain_text("50", timeout=30_000)
+        expect(page.locator("[name=max_results]")).to_have_attribute("aria-invalid", "true")
 
-            # Compare: the tool and its DBSF variant side by side.
-            page.get_by_role("tab", name="Compare").click()
-            page.select_option("#compare-tool", "search_docs")
-            page.select_option("#compare-pipeline", "eval/search_docs_dbsf.yaml")
-            page.fill("#compare-query", "bearer token")
-            page.get_by_role("button", name="Compare").click()
-            expect(page.locator("#compare-right li").first).to_be_visible(timeout=30_000)
-            assert page.locator("#compare-right .rank-change").count() >= 1
-            shot(page, "compare")
+        # Compare: the tool and its DBSF variant side by side.
+        page.get_by_role("tab", name="Compare").click()
+        page.select_option("#compare-tool", "search_docs")
+        page.select_option("#compare-pipeline", "eval/search_docs_dbsf.yaml")
+        page.fill("#compare-query", "bearer token")
+        page.get_by_role("button", name="Compare").click()
+        expect(page.locator("#compare-right li").first).to_be_visible(timeout=30_000)
+        assert page.locator("#compare-right .rank-change").count() >= 1
+        screenshot(page, "console-compare", full_page=True)
 
-            # Collections: browse, then a JSONL upload whose record a search then finds.
-            page.get_by_role("tab", name="Collections").click()
-            expect(page.locator('#collections tr[data-collection="memories"]')).to_be_visible(timeout=30_000)
-            page.locator('#collections tr[data-collection="docs"]').click()
-            expect(page.locator("#documents tbody tr").first).to_be_visible(timeout=30_000)
-            upload = tmp_path / "notes.jsonl"
-            upload.write_text(NOTES)
-            page.select_option("#upload-collection", "memories")
-            page.set_input_files("#upload-files", str(upload))
-            page.locator("#upload").click()
-            expect(page.locator("#upload-report")).to_contain_text("added 1", timeout=60_000)
-            assert page.locator("#upload-report li.refusal").count() == 2
-            shot(page, "collections")
-            page.get_by_role("tab", name="Tools").click()
-            page.select_option("#tool-select", "memory_search")
-            page.fill("[name=query]", "quokka migration")
-            page.get_by_role("button", name="Call").click()
-            expect(page.locator("#results li.result").first).to_contain_text("Quokka", timeout=30_000)
+        # Collections: browse, then a JSONL upload whose record a search then finds.
+        page.get_by_role("tab", name="Collections").click()
+        expect(page.locator('#collections tr[data-collection="memories"]')).to_be_visible(timeout=30_000)
+        page.locator('#collections tr[data-collection="docs"]').click()
+        expect(page.locator("#documents tbody tr").first).to_be_visible(timeout=30_000)
+        upload = tmp_path / "notes.jsonl"
+        upload.write_text(NOTES)
+        page.select_option("#upload-collection", "memories")
+        page.set_input_files("#upload-files", str(upload))
+        page.locator("#upload").click()
+        expect(page.locator("#upload-report")).to_contain_text("added 1", timeout=60_000)
+        assert page.locator("#upload-report li.refusal").count() == 2
+        screenshot(page, "console-collections", full_page=True)
+        page.get_by_role("tab", name="Tools").click()
+        page.select_option("#tool-select", "memory_search")
+        page.fill("[name=query]", "quokka migration")
+        page.get_by_role("button", name="Call").click()
+        expect(page.locator("#results li.result").first).to_contain_text("Quokka", timeout=30_000)
 
-            # Evaluations: the report opens with its tables, wins and losses, and plot.
-            page.get_by_role("tab", name="Evaluations").click()
-            page.locator('a[data-report="tiny"]').click()
-            expect(page.locator("#report-view table.metrics")).to_contain_text("beir_dense", timeout=30_000)
-            expect(page.locator("#report-view table.comparisons")).to_be_visible()
-            page.wait_for_function("document.querySelector('#report-plot')?.naturalWidth > 0", timeout=30_000)
-            shot(page, "evaluations")
+        # Evaluations: the report opens with its tables, wins and losses, and plot.
+        page.get_by_role("tab", name="Evaluations").click()
+        page.locator('a[data-report="tiny"]').click()
+        expect(page.locator("#report-view table.metrics")).to_contain_text("beir_dense", timeout=30_000)
+        expect(page.locator("#report-view table.comparisons")).to_be_visible()
+        page.wait_for_function("document.querySelector('#report-plot')?.naturalWidth > 0", timeout=30_000)
+        screenshot(page, "console-evaluations", full_page=True)
 
-            # Live: the calls made above, counted per tool.
-            page.get_by_role("tab", name="Live").click()
-            expect(page.locator("#live-tools")).to_contain_text("search_docs", timeout=30_000)
-            shot(page, "live")
-        finally:
-            browser.close()
-    assert outside == [], f"the console fetched from beyond the server: {outside}"
+        # Live: the calls made above, counted per tool.
+        page.get_by_role("tab", name="Live").click()
+        expect(page.locator("#live-tools")).to_contain_text("search_docs", timeout=30_000)
+        screenshot(page, "console-live", full_page=True)
 

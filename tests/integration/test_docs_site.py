@@ -16,9 +16,9 @@ import pytest
 
 from haygate.errors import BY_CODE
 from haygate.settings import Settings
+from tests.browser import browser_page, screenshot
 from tests.conftest import PROJECT
 from tests.docs import nav_pages
-from tests.integration.test_api_page import CHROMIUM, CHROMIUM_FLAGS
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -102,32 +102,17 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.mark.budget(60, "builds the site, then a real Chromium opens it and searches it")
 def test_the_site_in_a_browser(site_url: str) -> None:
-    if not CHROMIUM.exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: `make test` installs Debian's as root; set HAYGATE_TEST_CHROMIUM")
-    from playwright.sync_api import sync_playwright
-
-    keep = os.environ.get("HAYGATE_SCREENSHOT_DIR")
-    outside: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on("request", lambda r: None if r.url.startswith(site_url) else outside.append(r.url))
-            page.goto(site_url)
-            assert page.locator("article h1").inner_text().strip().rstrip("¶") == "haygate"
-            assert page.locator("article img[src='images/flows.svg']").evaluate("img => img.naturalWidth") > 0
-            if keep:
-                page.screenshot(path=str(Path(keep) / "docs-site-start.png"))
-            page.locator("input.md-search__input").first.click()
-            page.keyboard.type("bearer token")
-            page.wait_for_selector(".md-search-result__item", timeout=20_000)
-            found = " ".join(page.locator(".md-search-result__item").all_inner_texts())
-            assert "token" in found.lower(), found
-            page.goto(f"{site_url}/reference/settings/")
-            assert page.locator("article table").count() >= 1
-            assert "HAYGATE_TOKEN" in page.locator("article").inner_text()
-            if keep:
-                page.screenshot(path=str(Path(keep) / "docs-site-settings.png"))
-        finally:
-            browser.close()
-    assert outside == [], f"the site fetched from beyond itself: {outside}"
+    with browser_page(site_url) as page:
+        page.goto(site_url)
+        assert page.locator("article h1").inner_text().strip().rstrip("¶") == "haygate"
+        assert page.locator("article img[src='images/flows.svg']").evaluate("img => img.naturalWidth") > 0
+        screenshot(page, "docs-site-start")
+        page.locator("input.md-search__input").first.click()
+        page.keyboard.type("bearer token")
+        page.wait_for_selector(".md-search-result__item", timeout=20_000)
+        found = " ".join(page.locator(".md-search-result__item").all_inner_texts())
+        assert "token" in found.lower(), found
+        page.goto(f"{site_url}/reference/settings/")
+        assert page.locator("article table").count() >= 1
+        assert "HAYGATE_TOKEN" in page.locator("article").inner_text()
+        screenshot(page, "docs-site-settings")
