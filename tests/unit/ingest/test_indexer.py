@@ -119,7 +119,7 @@ def test_an_id_twice_in_one_input_keeps_the_last_and_reingesting_writes_nothing(
 def test_a_long_then_short_version_of_one_id_leaves_no_stale_chunks(loader: Loader, tmp_path: Path) -> None:
     """A CV is cut into 350-word windows: the long version's extra chunks must not survive the short one."""
     collection = loader.collection("candidates")
-    long_text = "Python engineer. " + " ".join(f"word{i}" for i in range(1000))
+    long_text = "Python engineer. " + " ".join(f"word{i}" for i in range(400))  # two windows
     cvs = [{"id": "cv-1", "name": "A", "text": long_text}, {"id": "cv-1", "name": "A", "text": "Python engineer."}]
     for batch_records in (1, 10):  # the two versions in two batches, then in one
         report = ingest_files(
