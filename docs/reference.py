@@ -704,7 +704,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "dense_text_embedder",
         "bm25_sparse_text_embedder",
     ),
-    "Retrieval and ranking": ("hybrid_retriever", "ranker"),
+    "Retrieval and ranking": ("hybrid_retriever", "ranker", "document_fetcher"),
     "Formatting": ("response_formatter", "highlighter", "result_facets", "filter_check"),
     "Indexing": (
         "heading_sections",

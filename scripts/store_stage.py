@@ -1,37 +1,53 @@
-"""Where a `search_docs` store call's time goes, on the index of the haystack-docs sections: the whole
-`hybrid_search` against the engine's own `query_batch` of the same plan, with the fused list's payloads read
-for all 50 candidates, for the 10 a call returns, and for none (ids and scores only).
+"""Where a `search_docs` call's time goes, before and after reading whole documents only for those returned.
 
-The index is the one `haygate eval --judged evaluation/search_docs` builds (built here when absent: minutes).
-Query vectors are computed up front, so only the store is timed; each query text is used once. Prints JSON:
-the p50 of each, in ms, with the load average. Run: `.venv/bin/python scripts/store_stage.py`.
+On the index of the haystack-docs sections (the one `haygate eval --judged evaluation/search_docs` builds;
+built here when absent: minutes), two pipelines side by side in one process, alternating query by query:
+
+- `whole`: the retriever reads the whole payload of all 50 fused candidates and the ranker keeps 10 (the
+  served pipeline without its `fetcher` and `payload_fields: []`: what `search_docs` did before);
+- `ids`: the served pipeline: the retriever reads ids and scores, the ranker keeps 10, `DocumentFetcher`
+  reads those 10 whole.
+
+For each, per query: the store stage (the retriever's `run`, plus the fetcher's), the engine's own time for
+the same work (the same `query_batch`, plus the `retrieve` of the 10, straight on the shard, requests built
+beforehand), the query embedding alone, and the whole call through the gateway (the tool's `run`: argument
+checks, pipeline, formatter). The gateway's overhead is the call less the embedding and the store stage.
+The serial part of a call, which bounds throughput on an engine that holds the GIL, is the call less the
+ONNX inference (the one stage that releases the GIL); the script also measures calls/s with 4 threads.
+
+Each query text is sent once per pipeline (suffixed), so no cache answers. Prints JSON: p50/p95 in ms, the
+ratios, and the load average before and after. Run: `.venv/bin/python scripts/store_stage.py`.
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
 
 # isort: split
 import argparse
-import dataclasses
 import json
 import os
 import statistics
+import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import qdrant_edge as qe
+import yaml
 from query_texts import judged_texts
 
-from haygate.components.bm25_sparse_text_embedder import Bm25SparseTextEmbedder
-from haygate.components.embedding_backends import load_backend
 from haygate.document_stores.hybrid import HybridQuery, plan
+from haygate.document_stores.payload import convert_id
 from haygate.evaluation.runner import ensure_corpus_index, store_settings
 from haygate.gateway.loader import Loader
+from haygate.gateway.runtime import Gateway
 from haygate.settings import Settings
 
 PROJECT = Path(__file__).resolve().parents[1]
 CORPUS = PROJECT.parent / "shared" / "data" / "haystack-docs" / "sections.jsonl"
-MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+SERVED = PROJECT / "pipelines" / "tools" / "search_docs.yaml"
+KEPT = 10  # the ranker's top_k: what a call returns
 
 
 def timed(work: Callable[[], Any]) -> float:
@@ -40,51 +56,144 @@ def timed(work: Callable[[], Any]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def whole_payload_pipeline(folder: Path) -> Path:
+    """The served pipeline as it was before: whole payloads for every candidate, no fetcher."""
+    pipeline = yaml.safe_load(SERVED.read_text())
+    del pipeline["components"]["fetcher"]
+    del pipeline["components"]["retriever"]["init_parameters"]["payload_fields"]
+    connections = [c for c in pipeline["connections"] if "fetcher" not in (c["sender"] + c["receiver"])]
+    connections.append({"sender": "ranker.documents", "receiver": "formatter.documents"})
+    pipeline["connections"] = connections
+    path = folder / "search_docs_whole_payloads.yaml"
+    path.write_text(yaml.safe_dump(pipeline, sort_keys=False))
+    return path
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {
+        "p50": round(statistics.median(ordered), 2),
+        "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
+    }
+
+
+def throughput(run: Callable[[dict[str, Any]], Any], texts: list[str], threads: int) -> float:
+    """Calls/s of `threads` threads sharing `texts` (each sent once)."""
+    pending = list(texts)
+    guard = threading.Lock()
+
+    def worker() -> None:
+        while True:
+            with guard:
+                if not pending:
+                    return
+                text = pending.pop()
+            run({"query": text})
+
+    workers = [threading.Thread(target=worker) for _ in range(threads)]
+    started = time.perf_counter()
+    for thread in workers:
+        thread.start()
+    for thread in workers:
+        thread.join()
+    return round(len(texts) / (time.perf_counter() - started), 1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=300, help="distinct query texts (default: 300)")
+    parser.add_argument("--threads", type=int, default=4, help="threads for the calls/s figure (default: 4)")
     args = parser.parse_args()
     base = Settings(home=PROJECT, data_dir=PROJECT / "data", token=None, tier="public")
     settings = store_settings(base, "search_docs-search_docs", [CORPUS], "docs")
-    with Loader(settings) as loader:
+    with Loader(settings) as loader, tempfile.TemporaryDirectory() as scratch:
         ensure_corpus_index(loader, "search_docs", [CORPUS], "docs", progress=True)
         store = loader.store("docs")
-        backend = load_backend(MODEL, "onnx", settings.models_dir, max_batch=32)
-        sparse = Bm25SparseTextEmbedder()
-        words = judged_texts()[: args.queries]
-        queries = [
-            HybridQuery(dense=list(map(float, vector)), sparse=sparse.run(text)["sparse_embedding"], limit=50)
-            for text, vector in zip(words, backend.embed(words), strict=True)
-        ]
-        warm, measured = queries[:20], queries[20:]
-        for query in warm:
-            store.hybrid_search(query)
-        times: dict[str, list[float]] = {"hybrid_search": [], "payloads_50": [], "payloads_10": [], "ids_only": []}
+        gateway = Gateway.load(loader, only="search_docs")
+        gateway.warm_up()
+        arms = {
+            "whole": gateway.variant("search_docs", whole_payload_pipeline(Path(scratch))),
+            "ids": gateway.get("search_docs"),
+        }
+        components = {name: arm.pipeline.pipeline for name, arm in arms.items()}  # type: ignore[union-attr]
+        embedder = components["ids"].get_component("dense_embedder")
+        sparse = components["ids"].get_component("sparse_embedder")
+        texts = judged_texts()[: args.queries + 20]
+        for text in texts[:20]:  # warm every path
+            for arm in arms.values():
+                arm.run({"query": f"{text} warm"})
+        texts = texts[20:]
+        times: dict[str, dict[str, list[float]]] = {
+            name: {"store_stage": [], "engine": [], "embedding": [], "call": []} for name in arms
+        }
         load_before = os.getloadavg()
-        for query in measured:
-            requests = plan(query)
-            fused, alone = requests[0], requests[1:]
-            times["hybrid_search"].append(timed(lambda q=query: store.hybrid_search(q)))  # type: ignore[misc]
-            for name, first in (
-                ("payloads_50", fused),
-                ("payloads_10", dataclasses.replace(fused, limit=10)),
-                ("ids_only", dataclasses.replace(fused, with_payload=False)),
-            ):
-                batch = [first, *alone]
-                times[name].append(timed(lambda q=query, b=batch: store._query_batch(q, b)))  # type: ignore[misc]
-    print(
-        json.dumps(
-            {
-                "queries": len(measured),
-                "p50_ms": {name: round(statistics.median(values), 2) for name, values in times.items()},
-                "load_average": {
-                    "before": [round(x, 2) for x in load_before],
-                    "after": [round(x, 2) for x in os.getloadavg()],
-                },
-            },
-            indent=2,
-        )
-    )
+        for number, text in enumerate(texts):
+            vector = embedder.embedding_backend.embed_one(text)
+            request = {
+                "query_embedding": list(map(float, vector)),
+                "query_sparse_embedding": sparse.run(text)["sparse_embedding"],
+                "query": text,
+            }
+            order = list(arms) if number % 2 == 0 else list(reversed(arms))
+            for name in order:
+                pipeline, measured = components[name], times[name]
+                retriever, fetcher = (
+                    pipeline.get_component("retriever"),
+                    pipeline.get_component("fetcher") if name == "ids" else None,
+                )
+                query = HybridQuery(
+                    dense=request["query_embedding"],
+                    sparse=request["query_sparse_embedding"],
+                    limit=retriever.top_k,
+                    prefetch_limit=retriever.prefetch_limit,
+                    payload_fields=None if fetcher is None else (),
+                )
+                batch = qe.QueryBatchRequest([store._request(query, ranked, None) for ranked in plan(query)])  # type: ignore[attr-defined]
+
+                def engine(batch: qe.QueryBatchRequest = batch, fetch: bool = fetcher is not None) -> None:
+                    fused = store.shard.query_batch(batch)[0]  # type: ignore[attr-defined]
+                    if fetch:
+                        ids = [convert_id(point.payload["id"]) for point in fused[:KEPT]]
+                        store.shard.retrieve(ids, with_payload=True, with_vector=False)  # type: ignore[attr-defined]
+
+                def stage(retriever: Any = retriever, fetcher: Any = fetcher, request: Any = request) -> None:
+                    kept = retriever.run(**request)["documents"][:KEPT]
+                    if fetcher is not None:
+                        fetcher.run(documents=kept)
+
+                measured["engine"].append(timed(engine))
+                measured["store_stage"].append(timed(stage))
+                suffixed = f"{text} {name}"  # a text this pipeline has not embedded yet
+                measured["embedding"].append(timed(lambda t=suffixed: embedder.embedding_backend.embed_one(t)))  # type: ignore[misc]
+                measured["call"].append(timed(lambda t=f"{suffixed} call", a=arms[name]: a.run({"query": t})))  # type: ignore[misc]
+        result: dict[str, Any] = {"queries": len(texts), "kept": KEPT}
+        for name, measured in times.items():
+            overhead = [
+                c - e - s
+                for c, e, s in zip(measured["call"], measured["embedding"], measured["store_stage"], strict=True)
+            ]
+            serial = [c - e for c, e in zip(measured["call"], measured["embedding"], strict=True)]
+            result[name] = {
+                **{key: percentiles(values) for key, values in measured.items()},
+                "gateway_overhead": percentiles(overhead),
+                "serial_part": percentiles(serial),
+                "store_stage_over_engine_p50": round(
+                    statistics.median(measured["store_stage"]) / statistics.median(measured["engine"]), 2
+                ),
+            }
+        load_between = os.getloadavg()
+        spare = judged_texts()[args.queries + 20 :] or texts
+        for name, arm in (("ids", arms["ids"]), ("whole", arms["whole"]), ("ids_again", arms["ids"])):
+            batch_texts = [f"{t} {name} threads" for t in spare[:200]]
+            result.setdefault("calls_per_second", {})[name] = throughput(arm.run, batch_texts, args.threads)
+        gateway.writer.close()
+    result["threads"] = args.threads
+    result["load_average"] = {
+        "before": [round(x, 2) for x in load_before],
+        "between": [round(x, 2) for x in load_between],
+        "after": [round(x, 2) for x in os.getloadavg()],
+    }
+    print(json.dumps(result, indent=2))
 
 
 if __name__ == "__main__":

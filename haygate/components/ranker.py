@@ -102,6 +102,13 @@ class Ranker:
             raise InvalidRequestError(msg, {"field": "top_k", "minimum": 1})
         threshold = min_score if min_score is not None else self.min_score
         if self.model is not None and documents:
+            if all(document.content is None for document in documents):
+                msg = (
+                    "ranker: the cross-encoder reads each document's content, and the retriever read none: add "
+                    "`content` (and each meta field of meta_fields_to_embed, as `meta.<field>`) to its "
+                    "payload_fields, or remove payload_fields"
+                )
+                raise ConfigurationError(msg, {"model": self.model})
             self.warm_up()
             assert self._cross_encoder is not None
             ranked = self._cross_encoder.run(query=query, documents=documents, top_k=len(documents))["documents"]

@@ -10,7 +10,7 @@ batch (`HybridDocumentStore._query_batch`); what comes back becomes `Hit`s here,
 import json
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
@@ -116,17 +116,21 @@ class RankedList:
         return len(self.sources) > 1
 
 
-@dataclass(frozen=True)
-class ScoredPoint:
-    """What a backend returns per point: its id (as a string), score and payload."""
+PointId = Hashable
+"""A point's id as its backend hands it over (Edge: a `UUID`; a server: a string), compared, never printed."""
 
-    id: str
+
+@dataclass(frozen=True, slots=True)
+class ScoredPoint:
+    """What a backend returns per point: its id, score and payload."""
+
+    id: PointId
     score: float
     payload: dict[str, Any] | None
     terms: frozenset[int] | None = None  # the point's BM25 terms, when the request asked for them
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Hit:
     """A fused result with its provenance: the rank and score it had in each source list (None if absent).
 
@@ -156,10 +160,10 @@ def plan(query: HybridQuery) -> list[RankedList]:
     return [fused, *(RankedList((name,), query.prefetch_limit, False) for name in sources)]
 
 
-def competition_ranks(points: list[ScoredPoint]) -> dict[str, int]:
+def competition_ranks(points: list[ScoredPoint]) -> dict[PointId, int]:
     """1-based ranks in which tied scores share a rank ("1224"), so a rank never depends on the order
     Qdrant happens to return tied points in (which changes when a collection is rebuilt)."""
-    ranks: dict[str, int] = {}
+    ranks: dict[PointId, int] = {}
     previous: float | None = None
     rank = 0
     for position, point in enumerate(points, start=1):
@@ -183,7 +187,12 @@ def stable_order(hits: list[Hit]) -> list[Hit]:
 
 
 def normalized_score(fused: float, query: HybridQuery, n_sources: int) -> float:
-    """Map a fused score onto [0, 1], so `min_score` means the same for every fusion setting.
+    """Map a fused score onto [0, 1], so `min_score` means the same for every fusion setting (`normalizer`)."""
+    return normalizer(query, n_sources)(fused)
+
+
+def normalizer(query: HybridQuery, n_sources: int) -> Callable[[float], float]:
+    """The map of one query's fused scores onto [0, 1], worked out once for all its hits.
 
     Qdrant's RRF scores a point `sum_i w_i / (k + r_i)` with 0-based ranks r_i (Cormack et al. 2009), so the
     best possible score is `sum_i w_i / k`. DBSF sums per-source scores scaled by mean +- 3 sigma.
@@ -191,15 +200,15 @@ def normalized_score(fused: float, query: HybridQuery, n_sources: int) -> float:
     if n_sources <= 1:
         # One source alone (a query with no BM25 terms, such as ":", leaves only the dense one): a cosine
         # similarity lies in [-1, 1], and below 0 it only says "unrelated". BM25 alone is unbounded.
-        return min(1.0, max(0.0, fused)) if query.sources() == [DENSE] else fused
+        return (lambda fused: min(1.0, max(0.0, fused))) if query.sources() == [DENSE] else float
     if query.fusion == "sum":
-        return fused  # raw weighted BM25: unbounded; callers that need 0..1 use the rank
+        return float  # raw weighted BM25: unbounded; callers that need 0..1 use the rank
     if query.fusion == "rrf":
         best = sum(query.weight_list()) / query.rrf_k
-        share = fused / best if best > 0 else 0.0
+        scale = 1 / best if best > 0 else 0.0
     else:
-        share = fused / n_sources  # DBSF's per-source scores lie past [0, 1] for points beyond 3 sigma
-    return min(1.0, max(0.0, share))  # and float rounding puts a first-everywhere hit at 1.00000005
+        scale = 1 / n_sources  # DBSF's per-source scores lie past [0, 1] for points beyond 3 sigma
+    return lambda fused: min(1.0, max(0.0, fused * scale))  # float rounding puts a first-everywhere hit at 1.00000005
 
 
 def dbsf_scaled(scores: list[float]) -> list[float]:
@@ -210,7 +219,7 @@ def dbsf_scaled(scores: list[float]) -> list[float]:
     return ((values - low) / span).tolist()
 
 
-def rescored(hits: list[Hit], passage_scores: dict[str, float], weight: float, ids: list[str]) -> list[Hit]:
+def rescored(hits: list[Hit], passage_scores: dict[PointId, float], weight: float, ids: list[PointId]) -> list[Hit]:
     """The hits ordered by DBSF of their fused score and their best passage's cosine (weighted `weight`).
 
     `ids[i]` is `hits[i]`'s point id. A hit without passage vectors adds nothing for them, as a point missing
@@ -551,16 +560,17 @@ class HybridDocumentStore(ABC):
                 query = self._with_feedback(query)
             fused, *alone = self._query_batch(query, plan(query))
             passages = self._passages_of(query, fused)
-        rank_of = [competition_ranks(points) for points in alone]
-        score_of = [{point.id: point.score for point in points} for points in alone]
+        named = list(zip(sources, [competition_ranks(points) for points in alone], strict=True))
+        score_of = [(name, {p.id: p.score for p in points}) for name, points in zip(sources, alone, strict=True)]
+        normalized = normalizer(query, len(sources))
         hits = [
             Hit(
                 payload=point.payload or {},
                 fused_score=point.score,
-                score=normalized_score(point.score, query, len(sources)),
-                ranks={name: rank_of[i].get(point.id) for i, name in enumerate(sources)},
+                score=normalized(point.score),
+                ranks={name: ranks.get(point.id) for name, ranks in named},
                 source_scores={
-                    **{name: score_of[i].get(point.id) for i, name in enumerate(sources)},
+                    **{name: scores.get(point.id) for name, scores in score_of},
                     **({TERMS: term_share(query, point.terms)} if query.with_terms else {}),
                 },
             )
@@ -570,7 +580,7 @@ class HybridDocumentStore(ABC):
             hits = rescored(hits, passages, query.passage_weight, [point.id for point in fused])
         return stable_order(hits)
 
-    def _passages_of(self, query: HybridQuery, fused: list[ScoredPoint]) -> dict[str, float] | None:
+    def _passages_of(self, query: HybridQuery, fused: list[ScoredPoint]) -> dict[PointId, float] | None:
         """The candidates' best-passage cosines, when the query rescores by passages (None otherwise)."""
         vector = query.original_dense if query.original_dense is not None else query.dense
         if not (query.passage_weight and vector is not None and fused):
@@ -608,11 +618,11 @@ class HybridDocumentStore(ABC):
     # -- what a backend does (called with the lock held) -----------------------------------------
 
     @abstractmethod
-    def _passage_scores(self, vector: list[float], point_ids: list[str]) -> dict[str, float]:
+    def _passage_scores(self, vector: list[float], point_ids: list[PointId]) -> dict[PointId, float]:
         """The best passage cosine to `vector` of each of these points that has passage vectors."""
 
     @abstractmethod
-    def _dense_vectors(self, point_ids: list[str]) -> list[list[float]]:
+    def _dense_vectors(self, point_ids: list[PointId]) -> list[list[float]]:
         """The stored dense vectors of these points (as `_query_batch` names them), in any order."""
 
     @abstractmethod
@@ -622,6 +632,12 @@ class HybridDocumentStore(ABC):
     @abstractmethod
     def _query_batch(self, query: HybridQuery, requests: list[RankedList]) -> list[list[ScoredPoint]]:
         """Run every ranked list of the plan in one batch; one list of points per request, best first."""
+
+    @abstractmethod
+    def get_documents_by_id(self, ids: list[str]) -> list[Document]:
+        """The stored documents with these ids, in any order; an id not stored is left out (Haystack's and
+        qdrant-haystack's method). A search reads its candidates' payloads only as far as its ranker needs
+        (`payload_fields`), and a pipeline reads whole documents here for the few it returns (`DocumentFetcher`)."""
 
     @abstractmethod
     def _count(self, filters: dict[str, Any] | None) -> int: ...

@@ -77,11 +77,24 @@ def payload_from_document(document: Document) -> dict[str, Any]:
 def document_from_payload(
     payload: dict[str, Any], score: float | None, extra_meta: dict[str, Any] | None = None
 ) -> Document:
-    """Rebuild a Document from a payload; `Document.from_dict` costs twice as much and this runs per hit."""
+    """Rebuild a Document from a payload; this runs per hit, so it skips what `Document(...)` would check.
+
+    `Document.__init__` (behind Haystack's mutation tracking) costs about 10 us, 0.5 ms a search of 50 hits; a
+    stored payload already holds what it checks (an id, a string or no content), so the instance is filled
+    in directly, as `haygate.compat.fast_deepcopy` copies one. A payload without an id goes through it."""
     meta = payload.get("meta") or {}
-    return Document(
-        id=payload.get("id", ""),
-        content=payload.get("content"),
+    content = payload.get("content")
+    if not payload.get("id") or not (content is None or type(content) is str):
+        meta = {**meta, **extra_meta} if extra_meta else meta
+        return Document(id=payload.get("id", ""), content=content, meta=meta, score=score)
+    document = object.__new__(Document)
+    document.__dict__.update(
+        id=payload["id"],
+        content=content,
+        blob=None,
         meta={**meta, **extra_meta} if extra_meta else meta,
         score=score,
+        embedding=None,
+        sparse_embedding=None,
     )
+    return document

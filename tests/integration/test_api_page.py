@@ -14,7 +14,6 @@ from tests.conftest import http_for, serve
 pytestmark = pytest.mark.integration
 
 
-
 @pytest.fixture
 def url(gateway: Gateway) -> Iterator[str]:
     yield from serve(http_for(gateway))

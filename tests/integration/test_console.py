@@ -242,4 +242,3 @@ def test_every_panel_in_a_browser(url: str, tmp_path: Path) -> None:
         page.get_by_role("tab", name="Live").click()
         expect(page.locator("#live-tools")).to_contain_text("search_docs", timeout=30_000)
         screenshot(page, "console-live", full_page=True)
-

@@ -15,19 +15,21 @@ from tests.conftest import copy_project, make_settings
 pytestmark = pytest.mark.integration
 
 
-def home_with_ranker(tmp_path: Path, model: str) -> Path:
-    """A copy of the project's configs and pipelines whose search_docs ranker names `model`."""
+def home_with_ranker(tmp_path: Path, model: str, reads: list[str] | None = None) -> Path:
+    """A copy of the project's configs and pipelines whose search_docs ranker names `model`, and whose
+    retriever reads `reads` of each candidate (as the pipeline's comment says a cross-encoder needs)."""
     home = tmp_path / "home"
     copy_project(home)
     path = home / "pipelines" / "tools" / "search_docs.yaml"
     pipeline = yaml.safe_load(path.read_text())
     pipeline["components"]["ranker"]["init_parameters"]["model"] = model
+    pipeline["components"]["retriever"]["init_parameters"]["payload_fields"] = reads or []
     path.write_text(yaml.safe_dump(pipeline))
     return home
 
 
 def test_configured_cross_encoder_reranks(tmp_path: Path, samples_dir: Path, tiny_cross_encoder: Path) -> None:
-    home = home_with_ranker(tmp_path, str(tiny_cross_encoder))
+    home = home_with_ranker(tmp_path, str(tiny_cross_encoder), reads=["content", "meta.title"])
     with Loader(make_settings(samples_dir, home=home)) as loader:
         gateway = Gateway.load(loader, files=[home / "configs" / "tools" / "search_docs.yaml"])
         gateway.warm_up()
@@ -36,6 +38,18 @@ def test_configured_cross_encoder_reranks(tmp_path: Path, samples_dir: Path, tin
     scores = [r["score"] for r in result["results"]]
     assert len(scores) == 5 and scores == sorted(scores, reverse=True)
     assert all("rerank_score" in r["scores"] and r["scores"]["fused_score"] > 0 for r in result["results"])
+
+
+def test_a_cross_encoder_given_no_content_says_what_to_read(
+    tmp_path: Path, samples_dir: Path, tiny_cross_encoder: Path
+) -> None:
+    """The served pipeline reads ids only until the ranker has chosen; a cross-encoder reads content, so
+    leaving `payload_fields: []` with one configured is named, never a ranking of empty texts."""
+    home = home_with_ranker(tmp_path, str(tiny_cross_encoder))
+    with Loader(make_settings(samples_dir, home=home)) as loader:
+        gateway = Gateway.load(loader, files=[home / "configs" / "tools" / "search_docs.yaml"])
+        with pytest.raises(ConfigurationError, match=r"add `content` .* to its payload_fields"):
+            gateway.call("search_docs", {"query": "reciprocal rank fusion"})
 
 
 def test_unloadable_model_stops_the_server_at_start(

@@ -50,6 +50,7 @@ from haygate.document_stores.hybrid import (
     TEXT_PREFIX,
     HybridDocumentStore,
     HybridQuery,
+    PointId,
     RankedList,
     ScoredPoint,
 )
@@ -58,6 +59,7 @@ from haygate.document_stores.payload import (
     PASSAGE_VECTORS_NAME,
     SPARSE_VECTORS_NAME,
     convert_id,
+    document_from_payload,
     passage_vectors,
     payload_from_document,
     sparse_terms,
@@ -175,6 +177,7 @@ class EdgeDocumentStore(HybridDocumentStore):
             msg = f"disk_reserve_bytes must be >= 0, got {disk_reserve_bytes}"
             raise ValueError(msg)
         self.data_dir = str(data_dir)
+        self._path = Path(self.data_dir).resolve() / collection  # resolved once: every read names its lock by it
         self.embedding_dim = embedding_dim
         self.passages = passages
         self.disk_reserve_bytes = disk_reserve_bytes
@@ -183,7 +186,7 @@ class EdgeDocumentStore(HybridDocumentStore):
 
     @property
     def path(self) -> Path:
-        return Path(self.data_dir).resolve() / self.collection
+        return self._path
 
     def to_dict(self) -> dict[str, Any]:
         return default_to_dict(
@@ -216,8 +219,9 @@ class EdgeDocumentStore(HybridDocumentStore):
         return self._pool[self.path].shard
 
     def exists(self) -> bool:
-        """Whether the shard has been created on disk (without opening it)."""
-        return (self.path / CONFIG).exists() or (self.path / "segments").exists()
+        """Whether the shard has been created on disk (without opening it); a shard this store holds open does
+        (no file is looked at then: every search asks)."""
+        return self._held or (self.path / CONFIG).exists() or (self.path / "segments").exists()
 
     @property
     def _open_shard(self) -> _OpenShard:
@@ -499,7 +503,7 @@ class EdgeDocumentStore(HybridDocumentStore):
     def _write(self, documents: list[Document], policy: DuplicatePolicy) -> int:
         unique = {d.id: d for d in documents}
         if policy in (DuplicatePolicy.FAIL, DuplicatePolicy.SKIP):
-            present = self._existing_ids(list(unique))
+            present = set(self._payloads(list(unique), ["id"]))
             if present and policy == DuplicatePolicy.FAIL:
                 msg = f"documents with ids {sorted(present)[:5]} already exist in '{self.collection}'"
                 raise DuplicateDocumentError(msg)
@@ -598,10 +602,20 @@ class EdgeDocumentStore(HybridDocumentStore):
             if offset is None:
                 return ids
 
-    def _existing_ids(self, ids: list[str]) -> set[str]:
+    def get_documents_by_id(self, ids: list[str]) -> list[Document]:
+        with self._lock.reading():
+            payloads = self._payloads(list(dict.fromkeys(ids)), True)
+        return [document_from_payload(payload, None) for payload in payloads.values()]
+
+    def _payloads(self, document_ids: list[str], fields: list[str] | bool) -> dict[str, dict[str, Any]]:
+        """The payloads (whole, or only these paths and the id) of the stored documents with these ids, by id."""
+        if not self._readable() or not document_ids:
+            return {}
+        selector = fields if isinstance(fields, bool) else sorted({"id", *fields})
         with self._edge("reading"):
-            records = self.shard.retrieve([convert_id(i) for i in ids], with_payload=["id"], with_vector=False)
-        return {r.payload["id"] for r in records if r.payload}
+            points: list[int | UUID | str] = [convert_id(i) for i in document_ids]
+            records = self.shard.retrieve(points, with_payload=selector, with_vector=False)
+        return {record.payload["id"]: record.payload for record in records if record.payload}
 
     # -- retrieval -------------------------------------------------------------------------------
 
@@ -613,15 +627,15 @@ class EdgeDocumentStore(HybridDocumentStore):
             answers = self.shard.query_batch(qe.QueryBatchRequest(batch))
         return [
             [
-                ScoredPoint(str(p.id), p.score, p.payload, sparse_terms(p.vector) if request.with_terms else None)
+                ScoredPoint(p.id, p.score, p.payload, sparse_terms(p.vector) if request.with_terms else None)
                 for p in points
             ]
             for points, request in zip(answers, requests, strict=True)
         ]
 
-    def _passage_scores(self, vector: list[float], point_ids: list[str]) -> dict[str, float]:
+    def _passage_scores(self, vector: list[float], point_ids: list[PointId]) -> dict[PointId, float]:
         """Each point's best passage cosine to `vector` (MaxSim of a one-vector query), for these points."""
-        ids: set[int | UUID | str] = {int(i) if i.isdigit() else i for i in point_ids}
+        ids: set[int | UUID | str] = set(point_ids)  # type: ignore[arg-type]
         request = qe.QueryRequest(
             limit=len(ids),
             query=qe.Query.Nearest([list(vector)], using=PASSAGE_VECTORS_NAME),
@@ -630,10 +644,10 @@ class EdgeDocumentStore(HybridDocumentStore):
         )
         with self._edge("searching"):
             points = self.shard.query(request)
-        return {str(p.id): p.score for p in points}
+        return {p.id: p.score for p in points}
 
-    def _dense_vectors(self, point_ids: list[str]) -> list[list[float]]:
-        ids: list[int | UUID | str] = [int(i) if i.isdigit() else i for i in point_ids]
+    def _dense_vectors(self, point_ids: list[PointId]) -> list[list[float]]:
+        ids: list[int | UUID | str] = list(point_ids)  # type: ignore[arg-type]
         with self._edge("searching"):
             records = self.shard.retrieve(ids, False, [DENSE_VECTORS_NAME])
         found = []

@@ -26,6 +26,7 @@ from haygate.document_stores.hybrid import (
     TEXT_PREFIX,
     HybridDocumentStore,
     HybridQuery,
+    PointId,
     RankedList,
     ScoredPoint,
 )
@@ -346,24 +347,28 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         responses = self._connected().query_batch_points(self.index, requests=batch)
         return [
             [
-                ScoredPoint(str(p.id), p.score, p.payload, sparse_terms(p.vector) if asked.with_terms else None)
+                ScoredPoint(p.id, p.score, p.payload, sparse_terms(p.vector) if asked.with_terms else None)
                 for p in response.points
             ]
             for response, asked in zip(responses, requests, strict=True)
         ]
 
-    def _passage_scores(self, vector: list[float], point_ids: list[str]) -> dict[str, float]:
+    def _passage_scores(self, vector: list[float], point_ids: list[PointId]) -> dict[PointId, float]:
         response = self._connected().query_points(
             self.index,
             query=[list(vector)],
             using=PASSAGE_VECTORS_NAME,
-            query_filter=rest.Filter(must=[rest.HasIdCondition(has_id=list(point_ids))]),
+            query_filter=rest.Filter(must=[rest.HasIdCondition(has_id=list(point_ids))]),  # type: ignore[arg-type]
             limit=len(point_ids),
             with_payload=False,
         )
-        return {str(p.id): p.score for p in response.points}
+        return {p.id: p.score for p in response.points}
 
-    def _dense_vectors(self, point_ids: list[str]) -> list[list[float]]:
+    def get_documents_by_id(self, ids: list[str]) -> list[Document]:
+        """qdrant-haystack's, with each id asked once (it returns a document as often as its id is asked)."""
+        return super().get_documents_by_id(list(dict.fromkeys(ids)))
+
+    def _dense_vectors(self, point_ids: list[PointId]) -> list[list[float]]:
         records = self._connected().retrieve(
             self.index, ids=point_ids, with_payload=False, with_vectors=[DENSE_VECTORS_NAME]
         )

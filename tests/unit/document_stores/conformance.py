@@ -66,3 +66,17 @@ class HaystackSuites(
         with pytest.raises(DuplicateDocumentError):
             document_store.write_documents([document])
         self.assert_documents_are_equal(document_store.filter_documents(), [document])
+
+    def test_get_documents_by_id(self, document_store: Any) -> None:
+        """Ours, beside Haystack's suites (qdrant-haystack's method, which `DocumentFetcher` reads whole
+        documents with): each stored id once, whatever the order asked, and an id never stored left out."""
+        documents = [
+            Document(id=f"doc-{i}", content=f"text {i}", meta={"name": f"n{i}", "number": i}) for i in range(5)
+        ]
+        document_store.write_documents(documents)
+        found = document_store.get_documents_by_id(["doc-3", "missing", "doc-0", "doc-3"])
+        assert sorted((d.id, d.content, d.meta) for d in found) == [
+            ("doc-0", "text 0", {"name": "n0", "number": 0}),
+            ("doc-3", "text 3", {"name": "n3", "number": 3}),
+        ]
+        assert document_store.get_documents_by_id([]) == []
