@@ -683,6 +683,14 @@ class HybridDocumentStore(ABC):
     def optimize(self) -> bool:
         """Merge segments and build indexes after a bulk load; a server does this itself."""
 
+    def optimize_aside(self) -> bool:
+        """`optimize()` without holding up this process's calls meanwhile (Edge builds in another process);
+        False when nothing was built, or what was built was stale by the time it was done."""
+        return self.optimize()
+
+    def cancel_build(self) -> None:  # noqa: B027  (a store that builds in place has nothing to stop)
+        """Stop an `optimize_aside` under way, leaving the collection as it was (and still to be built)."""
+
     def needs_optimizing(self) -> bool:
         """Whether writes since the last `optimize()` wait for it (a Qdrant server optimizes by itself)."""
         return False

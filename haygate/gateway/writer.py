@@ -8,6 +8,7 @@ become visible together and durably (`store.batch()`) before the answer says wha
 import logging
 import os
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -59,7 +60,8 @@ class Writer:
     """Upserts and deletes for every collection a loader knows.
 
     A written collection is optimized (segments merged, indexes built) once its writes pause for
-    `optimize_after` seconds, and when the writer closes, not after every request as a bulk ingest is.
+    `optimize_after` seconds, not after every request as a bulk ingest is; in another process
+    (`optimize_aside`), so no call waits for the build. A writer that closes leaves it to the next server.
     """
 
     def __init__(self, loader: Loader, optimize_after: float = 2.0) -> None:
@@ -68,6 +70,7 @@ class Writer:
         self._collections: dict[str, Collection] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._pending: dict[str, threading.Timer] = {}
+        self._building: dict[str, threading.Thread] = {}  # collection -> the thread building its indexes aside
         self._guard = threading.Lock()
 
     def _collection(self, name: str) -> tuple[Collection, threading.Lock]:
@@ -111,14 +114,30 @@ class Writer:
             timer.start()
 
     def _optimize(self, name: str) -> None:
+        """Build the collection's indexes aside (`optimize_aside`): calls and writes go on meanwhile; a write
+        during the build starts another timer, and with it the next build."""
         with self._guard:
             self._pending.pop(name, None)
-            collection, lock = self._collections[name], self._locks[name]
+            collection = self._collections[name]
+            self._building[name] = threading.current_thread()
+        started = time.perf_counter()
         try:
-            with lock:
-                collection.store.optimize()
-        except Exception as error:  # an optimize that fails leaves a slower, never a wrong, collection
-            logger.warning("optimizing '%s' after writes failed: %s", name, error)
+            built = collection.store.optimize_aside()
+            took = time.perf_counter() - started
+            if built:
+                logger.info("'%s': indexes built in %.1f s, in another process", name, took)
+            else:
+                logger.info("'%s' was written while its indexes were built (%.1f s): building again", name, took)
+        except Exception as error:  # an optimize that fails (or is stopped) leaves a slower, never a wrong, collection
+            logger.warning("building the indexes of '%s' did not finish: %s", name, error)
+        finally:
+            with self._guard:
+                self._building.pop(name, None)
+
+    def building(self) -> list[str]:
+        """Collections whose indexes are being built now (calls read them unindexed meanwhile)."""
+        with self._guard:
+            return sorted(self._building)
 
     def optimize_soon(self, name: str) -> None:
         """Build `name`'s indexes in the background (an ingest that did not wait left it to the server);
@@ -129,13 +148,18 @@ class Writer:
     def close(self) -> None:
         """Stop waiting to optimize: what was written is durable, and its shard's manifest says it still
         needs optimizing, so the next server does it. Stopping never starts an HNSW build; one already
-        running (or a write) is let finish, so the stores close after it and not under it."""
+        running aside is stopped (the shard stays as it was, still to be built), and a write is let finish,
+        so the stores close after them and not under them."""
         with self._guard:
             waiting = list(self._pending.values())
             self._pending.clear()
             locks = list(self._locks.values())
+            building = dict(self._building)
         for timer in waiting:
             timer.cancel()
+        for name, thread in building.items():
+            self._collections[name].store.cancel_build()
+            thread.join()
         for lock in locks:
             with lock:
                 pass

@@ -140,8 +140,9 @@ class GatewayService:
                 logger.exception("a tools-changed listener failed")
 
     def health(self, verbose: bool = False) -> dict[str, Any]:
-        """The status; `verbose` adds each collection's documents, disk use and last write, and each tool's
-        calls and p50/p95 since start (what `haygate stats` prints)."""
+        """The status, with the collections whose indexes are being built aside (`indexing`: their calls are
+        answered meanwhile, from unindexed segments); `verbose` adds each collection's documents, disk use and
+        last write, and each tool's calls and p50/p95 since start (what `haygate stats` prints)."""
         from haygate import __version__
 
         health: dict[str, Any] = {
@@ -149,6 +150,7 @@ class GatewayService:
             "version": __version__,
             "tools": sorted(self.listing()),
             "problems": self.problems,
+            "indexing": self._generation.gateway.writer.building() if self._generation is not None else [],
             "uptime_s": round(time.monotonic() - self.started_at, 1),
         }
         if verbose:

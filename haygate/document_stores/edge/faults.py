@@ -88,9 +88,10 @@ def check_space(path: Path, collection: str, action: str, needed: int, reserve: 
     raise StorageFullError(msg, details)
 
 
-def folder_bytes(path: Path) -> int:
-    """Bytes the files under `path` occupy on disk (sparse files count what they use, not their length)."""
-    return sum(p.stat().st_blocks * 512 for p in path.rglob("*") if p.is_file())
+def folder_bytes(path: Path, apparent: bool = False) -> int:
+    """Bytes the files under `path` occupy on disk (sparse files count what they use, not their length);
+    `apparent`: their lengths, which a copy of them writes out in full."""
+    return sum(p.stat().st_size if apparent else p.stat().st_blocks * 512 for p in path.rglob("*") if p.is_file())
 
 
 def damaged(collection: str, path: Path, problem: str, file: Path | None = None) -> StoreDamagedError:

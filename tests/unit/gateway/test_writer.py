@@ -1,6 +1,5 @@
 """The writer: upserts and deletes through the collection's own ingest, optimized once writes pause."""
 
-import threading
 import time
 from typing import Any
 
@@ -22,19 +21,20 @@ def bug(n: int) -> dict[str, Any]:
 
 @pytest.fixture
 def optimized(loader: Loader, monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """When the entities store was optimized (the real optimize still runs)."""
+    """When the entities store was optimized (the real build, aside, still runs)."""
     store = loader.store("entities")
-    real = store.optimize
+    real = store.optimize_aside
     times: list[float] = []
 
     def counted() -> bool:
         times.append(time.monotonic())
         return real()
 
-    monkeypatch.setattr(store, "optimize", counted)
+    monkeypatch.setattr(store, "optimize_aside", counted)
     return times
 
 
+@pytest.mark.slow  # the build runs in a child process
 def test_a_collection_is_optimized_once_its_writes_pause(loader: Loader, optimized: list[float]) -> None:
     writer = Writer(loader, optimize_after=0.3)
     for n in range(5):
@@ -62,6 +62,7 @@ def test_closing_leaves_the_build_to_the_next_server(loader: Loader, optimized: 
     assert not store.needs_optimizing()
 
 
+@pytest.mark.slow  # the build runs in a child process
 def test_a_server_builds_the_indexes_an_ingest_left_to_it(settings: Settings) -> None:
     with Loader(settings) as loader:
         report = ingest_records(loader.collection("entities"), [as_source_record("t", 1, bug(3))], optimize=False)
@@ -77,21 +78,18 @@ def test_a_server_builds_the_indexes_an_ingest_left_to_it(settings: Settings) ->
         gateway.writer.close()
 
 
-def test_closing_waits_for_an_optimize_already_running(loader: Loader, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The stores close after the writer: an optimize still running would otherwise run under a closed shard."""
+@pytest.mark.slow  # the build runs in a child process
+def test_closing_stops_a_build_under_way_and_leaves_it_to_the_next_server(loader: Loader) -> None:
+    """A server that stops does not wait out an index build: the child building aside is stopped, the shard
+    is left as it was (whole, still to be built), and the stores close after it, not under it."""
     store = loader.store("entities")
-    real, started, finished = store.optimize, threading.Event(), threading.Event()
-
-    def slow() -> bool:
-        started.set()
-        time.sleep(0.5)
-        result = real()
-        finished.set()
-        return result
-
-    monkeypatch.setattr(store, "optimize", slow)
     writer = Writer(loader, optimize_after=0.05)
     writer.upsert("entities", [bug(9)])
-    assert started.wait(10)
+    deadline = time.monotonic() + 20
+    while store._pool[store.path].builder is None and time.monotonic() < deadline:  # type: ignore[attr-defined]
+        time.sleep(0.01)
+    assert writer.building() == ["entities"]
+    started = time.monotonic()
     writer.close()
-    assert finished.is_set() and not store.needs_optimizing()
+    assert time.monotonic() - started < 5 and writer.building() == []
+    assert store.needs_optimizing() and store.count_documents() == 1

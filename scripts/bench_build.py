@@ -1,0 +1,160 @@
+"""What calls see while a server builds a collection's indexes: the slowest tool call and `/health` in the build.
+
+Writes --sections documentation sections (random unit vectors, as an ingest that did not wait leaves them:
+durable, searchable, indexes not built) into the `docs` collection of a fresh `haygate init` project, then
+starts `haygate serve --http` on it, which builds the indexes once it is up. From the first `ready` until the
+shard's manifest says it is built, one client makes `search_docs` calls one after another (a distinct text
+each time) and another checks `GET /health` every 50 ms, each timed. Prints JSON: the build's wall time,
+the calls' and health checks' p50, p99 and maximum in ms, and the load average before and after.
+
+It drives the server only over HTTP and the data only through the store, so the same script measures any
+version of haygate (the figures before and after a change are two runs of it, one per checkout).
+Run: `.venv/bin/python scripts/bench_build.py --sections 60000`.
+"""
+
+import haygate._env  # noqa: F401  (offline defaults first)
+
+# isort: split
+import argparse
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+from haystack import Document
+
+from haygate.gateway.loader import Loader
+from haygate.settings import Settings
+
+BATCH = 2000
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def write_sections(settings: Settings, count: int) -> float:
+    """`count` sections with random vectors, written as an ingest without --wait leaves them; seconds taken."""
+    rng = np.random.default_rng(11)
+    started = time.perf_counter()
+    with Loader(settings) as loader:
+        store = loader.store("docs")
+        for first in range(0, count, BATCH):
+            size = min(BATCH, count - first)
+            vectors = rng.standard_normal((size, 384)).astype(np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            store.write_documents(
+                [
+                    Document(
+                        id=f"synthetic:{first + i}",
+                        content=f"Section {first + i} on pipelines, retrievers and document stores.",
+                        meta={"title": f"Section {first + i}", "version": "3.0", "source_name": "synthetic"},
+                        embedding=vectors[i].tolist(),
+                    )
+                    for i in range(size)
+                ]
+            )
+        assert store.needs_optimizing()
+    return time.perf_counter() - started
+
+
+def check_health(port: int, building: threading.Event, times: list[float], timeout: float) -> None:
+    """`GET /health` every 50 ms from a client of its own, while the build lasts: what a load balancer sees."""
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=timeout) as http:
+        while building.is_set():
+            asked = time.perf_counter()
+            http.get("/health").raise_for_status()
+            times.append(time.perf_counter() - asked)
+            time.sleep(0.05)
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {
+        "p50_ms": round(statistics.median(ordered) * 1000, 1),
+        "p99_ms": round(ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1000, 1),
+        "max_ms": round(ordered[-1] * 1000, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sections", type=int, default=60_000, help="sections written before the server starts")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds to wait for the build")
+    args = parser.parse_args()
+    haygate = str(Path(sys.executable).with_name("haygate"))
+    with tempfile.TemporaryDirectory(prefix="haygate-build-") as scratch:
+        home = Path(scratch) / "project"
+        subprocess.run([haygate, "init", str(home)], check=True, capture_output=True)
+        settings = Settings(home=home, data_dir=home / "data", token=None, tier="public")
+        written = write_sections(settings, args.sections)
+        watcher = Loader(settings).store("docs")  # reads the manifest only: the server holds the shard
+        port = free_port()
+        env = {**os.environ, "HAYGATE_HOME": str(home), "HAYGATE_DATA_DIR": str(home / "data")}
+        env["HAYGATE_PORT"] = str(port)
+        load_before = os.getloadavg()
+        with (Path(scratch) / "serve.log").open("wb") as log:
+            server = subprocess.Popen(
+                [haygate, "serve", "--http"], env=env, stdout=log, stderr=log, start_new_session=True
+            )
+        calls: list[float] = []
+        health: list[float] = []
+        try:
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=args.timeout) as http:
+                deadline = time.monotonic() + 120
+                while True:
+                    try:
+                        if http.get("/health").json().get("status") == "ready":
+                            break
+                    except httpx.TransportError:
+                        pass
+                    if time.monotonic() > deadline:
+                        raise SystemExit("the server did not become ready")
+                    time.sleep(0.1)
+                ready = time.perf_counter()
+                building = threading.Event()
+                building.set()
+                checker = threading.Thread(target=check_health, args=(port, building, health, args.timeout))
+                checker.start()
+                deadline = time.monotonic() + args.timeout
+                try:
+                    while watcher.needs_optimizing() and time.monotonic() < deadline:
+                        asked = time.perf_counter()
+                        query = {"query": f"retrievers and stores {len(calls)}"}
+                        http.post("/api/tools/search_docs", json=query).raise_for_status()
+                        calls.append(time.perf_counter() - asked)
+                finally:
+                    building.clear()
+                    checker.join()
+                built = time.perf_counter() - ready
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(60)
+    result: dict[str, Any] = {
+        "sections": args.sections,
+        "write_s": round(written, 1),
+        "build_s_after_ready": round(built, 1),
+        "calls": {"count": len(calls), **(spread(calls) if calls else {})},
+        "health": {"count": len(health), **(spread(health) if health else {})},
+        "load_average": {
+            "before": [round(x, 2) for x in load_before],
+            "after": [round(x, 2) for x in os.getloadavg()],
+        },
+    }
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""Indexes built in another process (`optimize_aside`): the engine holds the GIL for a whole build, so a build
+in the serving process stops every call. These run a real build, on a real shard, in a real child process."""
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from haystack import Document
+
+from haygate.document_stores.edge.document_store import BUILDING, EdgeDocumentStore
+from haygate.document_stores.hybrid import HybridQuery
+from haygate.errors import StorageError
+
+DIM = 384
+STORAGE: dict[str, int | str] = {"indexing_threshold_kb": 200}  # small segments get their HNSW graph
+
+
+def unindexed_store(folder: Path, points: int) -> tuple[EdgeDocumentStore, np.ndarray]:
+    """A shard of `points` random vectors, written as an ingest leaves them: durable, searchable, unbuilt."""
+    store = EdgeDocumentStore("big", str(folder), embedding_dim=DIM, storage=STORAGE)
+    vectors = np.random.default_rng(7).standard_normal((points, DIM)).astype(np.float32)
+    for start in range(0, points, 2000):
+        store.write_documents(
+            [
+                Document(id=f"d{i}", content=f"document {i}", meta={"n": i}, embedding=vectors[i].tolist())
+                for i in range(start, min(points, start + 2000))
+            ]
+        )
+    assert store.needs_optimizing()
+    return store, vectors
+
+
+def nearest(store: EdgeDocumentStore, vector: np.ndarray) -> str:
+    [hit] = store.hybrid_search(HybridQuery(dense=vector.tolist(), limit=1))
+    return str(hit.payload["id"])
+
+
+@pytest.mark.slow
+@pytest.mark.budget(60, "a build that lasts seconds, with searches timed all through it")
+def test_searches_are_answered_while_the_indexes_build_aside(tmp_path: Path) -> None:
+    store, vectors = unindexed_store(tmp_path, 6_000)
+    outcome: list[bool] = []
+    builder = threading.Thread(target=lambda: outcome.append(store.optimize_aside()))
+    started = time.perf_counter()
+    builder.start()
+    slowest, answered = 0.0, 0
+    while builder.is_alive():
+        asked = time.perf_counter()
+        assert nearest(store, vectors[answered % 500]) == f"d{answered % 500}"  # right answers, unindexed
+        slowest = max(slowest, time.perf_counter() - asked)
+        answered += 1
+        time.sleep(0.005)
+    builder.join()
+    took = time.perf_counter() - started
+    assert outcome == [True] and took > 1.5, took  # it built, and long enough for this to mean something
+    assert answered > 20 and slowest < 1.0, (answered, slowest)
+    assert not store.needs_optimizing() and store.count_documents() == 6_000
+    assert nearest(store, vectors[4321]) == "d4321"
+    assert not (tmp_path / BUILDING / "big").exists()
+    store.close()
+    reopened = EdgeDocumentStore("big", str(tmp_path), embedding_dim=DIM, storage=STORAGE)
+    assert reopened.count_documents() == 6_000 and not reopened.needs_optimizing()  # the built shard is the shard
+    reopened.close()
+
+
+@pytest.mark.slow
+def test_a_write_during_the_build_drops_the_stale_copy_and_loses_nothing(tmp_path: Path) -> None:
+    store, _ = unindexed_store(tmp_path, 3_000)
+    outcome: list[bool] = []
+    builder = threading.Thread(target=lambda: outcome.append(store.optimize_aside()))
+    builder.start()
+    deadline = time.monotonic() + 30
+    while not (tmp_path / BUILDING / "big").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)  # the copy is made: the build is under way
+    store.write_documents([Document(id="late", content="written during the build", embedding=[1.0] * DIM)])
+    builder.join()
+    assert outcome == [False]  # the copy did not hold the late write: not swapped in
+    assert store.count_documents() == 3_001 and store.needs_optimizing()
+    assert store.get_documents_by_id(["late"])[0].content == "written during the build"
+    assert store.optimize_aside() and not store.needs_optimizing() and store.count_documents() == 3_001
+    store.close()
+
+
+@pytest.mark.slow
+def test_a_stopped_build_leaves_the_shard_as_it_was(tmp_path: Path) -> None:
+    store, vectors = unindexed_store(tmp_path, 3_000)
+    errors: list[Exception] = []
+
+    def build() -> None:
+        try:
+            store.optimize_aside()
+        except StorageError as error:
+            errors.append(error)
+
+    builder = threading.Thread(target=build)
+    builder.start()
+    deadline = time.monotonic() + 30
+    while store._pool[store.path].builder is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    store.cancel_build()
+    builder.join(timeout=10)
+    assert not builder.is_alive() and errors and "in another process failed" in errors[0].message
+    assert store.needs_optimizing() and store.count_documents() == 3_000 and nearest(store, vectors[9]) == "d9"
+    assert not (tmp_path / BUILDING / "big").exists()
+    store.close()
