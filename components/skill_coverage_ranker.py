@@ -29,6 +29,19 @@ from haygate.components.models import DEFAULT_MODEL
 from haygate.document_stores.hybrid import DENSE, HybridDocumentStore, HybridQuery, check_store
 from haygate.errors import ConfigurationError
 
+PROFILE_FIELDS = (  # what matching and the result read of a CV, besides its text
+    "record_id",
+    "chunk_index",
+    "name",
+    "skills",
+    "skill_forms",
+    "skill_semantic",
+    "experience_level",
+    "years_of_experience",
+    "experience_basis",
+    "experience_open_ended",
+)
+
 
 @dataclass(frozen=True)
 class SkillMatch:
@@ -168,7 +181,9 @@ class SkillCoverageRanker:
         holders = self._skill_holders([c for s in required if (c := targets[s][0]) is not None], filters)
         holders += [rid for skill in required for rid in said[skill]]
         considered = list(dict.fromkeys([*best_score, *holders]))[: self.max_candidates]
-        whole = self._whole_cvs(considered, filters)
+        # A CV's text is read only to find a requested wording the vocabulary does not know; otherwise its
+        # profile (skills, their forms and semantic evidence, experience) is all the matching needs.
+        whole = self._whole_cvs(considered, filters, with_text=any(t[0] is None for t in targets.values()))
         ranked = []
         for rid in considered:
             cv = whole.get(rid)
@@ -218,6 +233,7 @@ class SkillCoverageRanker:
             filters=_of_type(PHRASE),
             limit=self.phrase_limit,
             payload_fields=("meta.record_id", "content"),
+            score_threshold=self.phrase_threshold,  # the engine reads no phrase below it
         )
         found: dict[str, tuple[str, float]] = {}
         for hit in self.document_store.hybrid_search(query):
@@ -233,16 +249,19 @@ class SkillCoverageRanker:
         if not skills:
             return []
         condition = {"field": "meta.skills", "operator": "in", "value": sorted(set(skills))}
-        holders = self.document_store.meta_by_filter(_of_type(CV, condition, filters))
-        return sorted({str(d.meta["record_id"]) for d in holders})
+        holders = self.document_store.distinct_values("meta.record_id", _of_type(CV, condition, filters))
+        return [str(holder) for holder in holders]
 
-    def _whole_cvs(self, record_ids: list[str], filters: dict[str, Any] | None) -> dict[str, Document]:
+    def _whole_cvs(
+        self, record_ids: list[str], filters: dict[str, Any] | None, with_text: bool = True
+    ) -> dict[str, Document]:
         """All chunks of each candidate, joined in order: skills can sit in a chunk retrieval did not return.
-        Candidates whose CV does not pass `filters` are left out."""
+        Candidates whose CV does not pass `filters` are left out. Without `with_text`, the profile only."""
         if not record_ids:
             return {}
         chunks = self.document_store.meta_by_filter(
-            _of_type(CV, {"field": "meta.record_id", "operator": "in", "value": record_ids}, filters)
+            _of_type(CV, {"field": "meta.record_id", "operator": "in", "value": record_ids}, filters),
+            fields=None if with_text else [f"meta.{field}" for field in PROFILE_FIELDS],
         )
         by_record: dict[str, list[Document]] = {}
         for chunk in chunks:

@@ -63,6 +63,9 @@ class HybridQuery:
     with_terms: bool = False
     """Give every hit the share of the query's BM25 terms (stemmed, without stop words) that it contains, as
     `source_scores["terms"]`: 1.0 means it has every word the caller typed, whatever the words mean."""
+    score_threshold: float | None = None
+    """Only hits whose fused score (a single source's own score, when there is one) reaches this come back:
+    the engine stops there, so nothing below it is read (a phrase search of a whole CV collection)."""
     passage_weight: float = 0.0
     """Rescore the fused candidates by their best passage (MaxP, Dai & Callan 2019): the candidates' fused
     scores and their best-passage cosines are each scaled by the candidates' mean +- 3 sigma (Qdrant's DBSF)
@@ -110,6 +113,7 @@ class RankedList:
     limit: int
     with_payload: list[str] | bool
     with_terms: bool = False  # bring each point's BM25 terms (its sparse vector's indices)
+    score_threshold: float | None = None  # the engine returns no point scoring below this
 
     @property
     def fused(self) -> bool:
@@ -156,7 +160,13 @@ class Hit:
 def plan(query: HybridQuery) -> list[RankedList]:
     """The fused list first, then each source alone (ids only), all run in one batch."""
     sources = tuple(query.sources())
-    fused = RankedList(sources, query.limit, query.payload_selector(), query.with_terms and query.sparse is not None)
+    fused = RankedList(
+        sources,
+        query.limit,
+        query.payload_selector(),
+        query.with_terms and query.sparse is not None,
+        query.score_threshold,
+    )
     return [fused, *(RankedList((name,), query.prefetch_limit, False) for name in sources)]
 
 
@@ -428,10 +438,18 @@ class HybridDocumentStore(ABC):
         with self._lock.reading():
             return self._scroll_page(filters, after, limit)
 
-    def meta_by_filter(self, filters: dict[str, Any] | None) -> list[Document]:
-        """Documents without vectors: cheap reads for change detection and whole-record views."""
+    def meta_by_filter(self, filters: dict[str, Any] | None, fields: list[str] | None = None) -> list[Document]:
+        """Documents without vectors: cheap reads for change detection and whole-record views. `fields`: only
+        these payload paths (and the id), for a caller that needs a profile and not a text."""
         with self._lock.reading():
-            return self._scroll(filters, with_vectors=False)
+            return self._scroll(filters, with_vectors=False, fields=fields)
+
+    def distinct_values(self, field: str, filters: dict[str, Any] | None = None) -> list[Any]:
+        """The distinct values of a payload field (`meta.record_id`) among the documents matching `filters`,
+        in order: which records hold something. Edge counts them in the field's keyword index, reading no
+        document; without such an index, the documents' field is read."""
+        with self._lock.reading():
+            return sorted(self._distinct(field, filters), key=str)
 
     def write_documents(self, documents: list[Document], policy: DuplicatePolicy = DuplicatePolicy.NONE) -> int:
         """Write by `policy`: `OVERWRITE` upserts, `SKIP` leaves duplicates be, and `FAIL`, like the default
@@ -643,7 +661,13 @@ class HybridDocumentStore(ABC):
     def _count(self, filters: dict[str, Any] | None) -> int: ...
 
     @abstractmethod
-    def _scroll(self, filters: dict[str, Any] | None, with_vectors: bool) -> list[Document]: ...
+    def _scroll(
+        self, filters: dict[str, Any] | None, with_vectors: bool, fields: list[str] | None = None
+    ) -> list[Document]: ...
+
+    @abstractmethod
+    def _distinct(self, field: str, filters: dict[str, Any] | None) -> set[Any]:
+        """The distinct values of `field` among the documents matching `filters` (lists count per item)."""
 
     @abstractmethod
     def _scroll_page(

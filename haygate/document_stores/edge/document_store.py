@@ -576,22 +576,56 @@ class EdgeDocumentStore(HybridDocumentStore):
         with self._edge("counting"):
             return int(self.shard.count(qe.CountRequest(exact=True, filter=condition)))
 
-    def _scroll(self, filters: dict[str, Any] | None, with_vectors: bool) -> list[Document]:
+    def _scroll(
+        self, filters: dict[str, Any] | None, with_vectors: bool, fields: list[str] | None = None
+    ) -> list[Document]:
         condition = self._filter(filters)
         if not self._readable():
             return []
+        payload: list[str] | bool = True if fields is None else sorted({"id", *fields})
         documents: list[Document] = []
         offset: Any = None
         while True:
             with self._edge("reading"):
                 records, offset = self.shard.scroll(
                     qe.ScrollRequest(
-                        offset=offset, limit=_SCROLL_PAGE, filter=condition, with_payload=True, with_vector=with_vectors
+                        offset=offset,
+                        limit=_SCROLL_PAGE,
+                        filter=condition,
+                        with_payload=payload,
+                        with_vector=with_vectors,
                     )
                 )
-            documents.extend(self._to_document(record.payload or {}, record.vector) for record in records)
+            if with_vectors:
+                documents.extend(self._to_document(record.payload or {}, record.vector) for record in records)
+            else:
+                documents.extend(document_from_payload(record.payload or {}, None) for record in records)
             if offset is None:
                 return documents
+
+    def _distinct(self, field: str, filters: dict[str, Any] | None) -> set[Any]:
+        condition = self._filter(filters)
+        if not self._readable():
+            return set()
+        if self.payload_indexes.get(field) not in ("keyword", "keyword_prefix"):  # no index to count in: read
+            values: set[Any] = set()
+            offset: Any = None
+            while True:
+                with self._edge("reading"):
+                    records, offset = self.shard.scroll(
+                        qe.ScrollRequest(offset=offset, limit=_SCROLL_PAGE, filter=condition, with_payload=[field])
+                    )
+                for record in records:
+                    value = value_at(record.payload or {}, field)
+                    values.update(value if isinstance(value, list) else [] if value is None else [value])
+                if offset is None:
+                    return values
+        with self._edge("reading"):
+            matching = int(self.shard.count(qe.CountRequest(exact=True, filter=condition)))
+            if not matching:
+                return set()
+            found = self.shard.facet(qe.FacetRequest(field, limit=matching, exact=True, filter=condition))
+        return {hit.value for hit in found.hits}
 
     def _scroll_page(
         self, filters: dict[str, Any] | None, after: str | None, limit: int
@@ -772,6 +806,7 @@ class EdgeDocumentStore(HybridDocumentStore):
                 filter=condition,
                 with_payload=request.with_payload,
                 with_vector=[SPARSE_VECTORS_NAME] if request.with_terms else None,
+                score_threshold=request.score_threshold,
             )
         prefetches = [
             qe.Prefetch(limit=query.prefetch_limit, query=self._scorer(name, query), filter=condition)
@@ -790,6 +825,7 @@ class EdgeDocumentStore(HybridDocumentStore):
             query=fusion,
             with_payload=request.with_payload,
             with_vector=[SPARSE_VECTORS_NAME] if request.with_terms else None,
+            score_threshold=request.score_threshold,
         )
 
     @staticmethod

@@ -235,6 +235,23 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
             if offset is None:
                 return ids
 
+    def _distinct(self, field: str, filters: dict[str, Any] | None) -> set[Any]:
+        """By the server's facet count where the field has a keyword index, else by reading the field."""
+        if not self.exists():
+            return set()
+        condition = self._filter(filters)
+        if self.payload_indexes.get(field) in ("keyword", "keyword_prefix"):
+            matching = self._count(filters)
+            if not matching:
+                return set()
+            found = self._connected().facet(self.index, key=field, facet_filter=condition, limit=matching, exact=True)
+            return {hit.value for hit in found.hits}
+        values: set[Any] = set()
+        for document in self._scroll(filters, False, [field]):
+            value = value_at({"meta": document.meta, "content": document.content, "id": document.id}, field)
+            values.update(value if isinstance(value, list) else [] if value is None else [value])
+        return values
+
     def _count(self, filters: dict[str, Any] | None) -> int:
         condition = self._filter(filters)  # first: a bad filter is named even before anything is written
         if not self.exists():
@@ -312,7 +329,9 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
     def _make_durable(self) -> None:
         """Writes wait for the server's acknowledgement (qdrant-haystack's `wait_result_from_api`)."""
 
-    def _scroll(self, filters: dict[str, Any] | None, with_vectors: bool) -> list[Document]:
+    def _scroll(
+        self, filters: dict[str, Any] | None, with_vectors: bool, fields: list[str] | None = None
+    ) -> list[Document]:
         condition = self._filter(filters)
         if not self.exists():
             return []
@@ -324,7 +343,7 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
                 scroll_filter=condition,
                 limit=1024,
                 offset=offset,
-                with_payload=True,
+                with_payload=True if fields is None else sorted({"id", *fields}),
                 with_vectors=with_vectors,
             )
             for point in points:
@@ -386,6 +405,7 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
                 limit=request.limit,
                 with_payload=request.with_payload,
                 with_vector=[SPARSE_VECTORS_NAME] if request.with_terms else None,
+                score_threshold=request.score_threshold,
             )
         prefetch = []
         for name in request.sources:
@@ -410,6 +430,7 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
             limit=request.limit,
             with_payload=request.with_payload,
             with_vector=[SPARSE_VECTORS_NAME] if request.with_terms else None,
+            score_threshold=request.score_threshold,
         )
 
     @staticmethod

@@ -20,6 +20,8 @@ from haystack.testing.document_store import (
     GetMetadataFieldUniqueValuesTest,
 )
 
+from haygate.document_stores.hybrid import HybridQuery
+
 EMBEDDING_DIM = 768  # the size of the suites' own embeddings (`create_filterable_docs`)
 # Indexes of each kind the suites' filters meet, on the fields they filter on most, as a collection's YAML
 # declares them for its tools' filters (a shard builds each one when it is created or recreated).
@@ -80,3 +82,29 @@ class HaystackSuites(
             ("doc-3", "text 3", {"name": "n3", "number": 3}),
         ]
         assert document_store.get_documents_by_id([]) == []
+
+    def test_distinct_values_and_reads_of_some_fields(self, document_store: Any) -> None:
+        """Ours: which values a field takes (by its keyword index, or by reading it), and documents read with
+        only some of their fields (the skill ranker reads profiles, not texts)."""
+        documents = [
+            Document(id=f"c{i}", content=f"text {i}", meta={"name": f"n{i % 2}", "number": i}) for i in range(4)
+        ]
+        document_store.write_documents(documents)
+        assert document_store.distinct_values("meta.name") == ["n0", "n1"]  # a keyword index
+        late = {"field": "meta.number", "operator": ">=", "value": 3}
+        assert document_store.distinct_values("meta.name", late) == ["n1"]
+        assert document_store.distinct_values("meta.number") == [0, 1, 2, 3]  # an integer index: read
+        assert document_store.distinct_values("meta.name", {"field": "meta.number", "operator": ">", "value": 9}) == []
+        read = document_store.meta_by_filter(late, fields=["meta.name"])
+        assert [(d.id, d.content, d.meta) for d in read] == [("c3", None, {"name": "n1"})]
+
+    def test_a_score_threshold_leaves_out_what_scores_below_it(self, document_store: Any) -> None:
+        """Ours: the engine returns no hit below `score_threshold` (cosines 1, 0.89, 0.71, 0.55 here)."""
+        vectors = [[1.0, 0.5 * i] + [0.0] * (EMBEDDING_DIM - 2) for i in range(4)]
+        document_store.write_documents(
+            [Document(id=f"v{i}", content=f"v {i}", embedding=v) for i, v in enumerate(vectors)]
+        )
+        query = [1.0] + [0.0] * (EMBEDDING_DIM - 1)
+        hits = document_store.hybrid_search(HybridQuery(dense=query, limit=10, score_threshold=0.7))
+        assert [hit.payload["id"] for hit in hits] == ["v0", "v1", "v2"]
+        assert len(document_store.hybrid_search(HybridQuery(dense=query, limit=10))) == 4

@@ -1,0 +1,195 @@
+"""Recruiter search at scale: ingest rate and `search_by_skills` latency at --cvs CVs, and the embedding floor.
+
+The corpus is the 220 real CVs (`../shared/data/resumes`) and, beyond them, CVs recombined from them by
+`scripts/cv_generator.py` (seed 7). Stages, each printed with the load average taken when it ran:
+
+floor    On the 220 real CVs alone, side by side: a bare encode of exactly what their ingest embeds (each CV's
+         350-word windows, with the name as the pipeline embeds it, and each distinct short phrase) with the same
+         ONNX runtime and threads, and the whole ingest of them into an empty collection. Their ratio is how far
+         the ingest is from the model's own pace on this machine.
+ingest   The --cvs corpus into the `candidates` collection of --data (skipped when it already holds them):
+         CVs/s and chunks/s (chunks and phrases are the points written).
+calls    `search_by_skills` inside the gateway (argument checks, pipeline, formatter; REST adds about a
+         millisecond) on that collection: one required skill per call, the judged set's request texts, each
+         sent once, so no cache answers. p50/p95/max in ms.
+
+Run: `.venv/bin/python scripts/bench_skills.py --cvs 10000` (the 10,000-CV ingest takes most of an hour here;
+its data dir is kept under bench-out/ and reused).
+"""
+
+import haygate._env  # noqa: F401  (offline defaults first)
+
+# isort: split
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+PROJECT = Path(__file__).resolve().parents[1]
+REAL = PROJECT.parent / "shared" / "data" / "resumes" / "resumes.jsonl"
+QUERIES = PROJECT / "evaluation" / "search_by_skills" / "queries.jsonl"
+
+
+def load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def settings_for(data_dir: Path) -> Any:
+    from haygate.settings import Settings
+
+    return Settings(
+        home=PROJECT, data_dir=data_dir, token=None, tier="public", model_cache_dir=PROJECT / "data" / ".models"
+    )
+
+
+def corpus(count: int, folder: Path) -> Path:
+    """The real CVs, then generated ones up to `count`, in one JSONL file (written once)."""
+    path = folder / f"cvs-{count}.jsonl"
+    if not path.exists():
+        generated = folder / f"generated-{count}.jsonl"
+        if count > 220:
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(PROJECT / "scripts" / "cv_generator.py"),
+                    "--count",
+                    str(count - 220),
+                    "--out",
+                    str(generated),
+                ],
+                check=True,
+                capture_output=True,
+            )
+        with path.open("w") as out:
+            out.write(REAL.read_text())
+            if count > 220:
+                out.write(generated.read_text())
+    return path
+
+
+def ingest(data_dir: Path, source: Path) -> dict[str, Any]:
+    from haygate.gateway.loader import Loader
+    from haygate.ingest.indexer import ingest_files
+
+    with Loader(settings_for(data_dir)) as loader:
+        collection = loader.collection("candidates")
+        collection.indexing.warm_up()
+        before = load()
+        started = time.perf_counter()
+        report = ingest_files(collection, [source], progress=False, optimize=True)
+        took = time.perf_counter() - started
+        return {
+            "records": report.records,
+            "points": collection.store.count_documents(),
+            "seconds": round(took, 1),
+            "seconds_writing": round(report.seconds, 1),
+            "cvs_per_s": round(report.records / report.seconds, 2),
+            "points_per_s": round(report.chunks / report.seconds, 1),
+            "load": {"before": before, "after": load()},
+        }
+
+
+def floor(scratch: Path) -> dict[str, Any]:
+    """A bare encode of what the real CVs' ingest embeds, then that ingest, one after the other."""
+    from haystack import Document
+    from haystack.components.preprocessors import DocumentSplitter
+
+    sys.path.insert(0, str(PROJECT))
+    from components.cv_profile import PHRASE_WORDS, phrases
+    from haygate.components.embedding_backends import load_backend
+
+    records = [json.loads(line) for line in REAL.read_text().splitlines() if line.strip()]
+    splitter = DocumentSplitter(split_by="word", split_length=350, split_overlap=40)
+    chunks = splitter.run(documents=[Document(content=r["text"], meta={"name": r["name"]}) for r in records])[
+        "documents"
+    ]
+    windows = [f"{c.meta['name']}\n{c.content}" for c in chunks]  # meta_fields_to_embed: [name]
+    unique_phrases = list(dict.fromkeys(p for r in records for p in phrases(r["text"], PHRASE_WORDS)))
+    backend = load_backend("sentence-transformers/all-MiniLM-L6-v2", "onnx", PROJECT / "data" / ".models", max_batch=32)
+    backend.embed(windows[:32])  # the session is warm before either is timed
+    before = load()
+    started = time.perf_counter()
+    backend.embed(windows, batch_size=32)
+    backend.embed(unique_phrases, batch_size=32)
+    bare = time.perf_counter() - started
+    whole = ingest(scratch / "floor-data", REAL)
+    return {
+        "cvs": len(records),
+        "windows": len(windows),
+        "distinct_phrases": len(unique_phrases),
+        "bare_encode_s": round(bare, 1),
+        "bare_load": {"before": before, "after": load()},
+        "ingest_s": whole["seconds_writing"],
+        "ingest_over_floor": round(whole["seconds_writing"] / bare, 2),
+        "floor_cvs_per_s": round(len(records) / bare, 2),
+        "ingest": whole,
+    }
+
+
+def calls(data_dir: Path, limit: int) -> dict[str, Any]:
+    from haygate.gateway.loader import Loader
+    from haygate.gateway.runtime import Gateway
+
+    texts = list(dict.fromkeys(json.loads(line)["text"] for line in QUERIES.read_text().splitlines() if line.strip()))
+    with Loader(settings_for(data_dir)) as loader:
+        gateway = Gateway.load(loader, only="search_by_skills")
+        gateway.warm_up(optimize=False)
+        tool = gateway.get("search_by_skills")
+        for warm in ("Python", "Java", "SQL"):
+            tool.run({"required_skills": [warm], "top_k": 10})
+        before = load()
+        times = []
+        for text in texts[:limit]:
+            started = time.perf_counter()
+            tool.run({"required_skills": [text], "top_k": 10})
+            times.append((time.perf_counter() - started) * 1000)
+        gateway.writer.close()
+    ordered = sorted(times)
+    return {
+        "calls": len(times),
+        "p50_ms": round(statistics.median(ordered), 1),
+        "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 1),
+        "max_ms": round(ordered[-1], 1),
+        "load": {"before": before, "after": load()},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cvs", type=int, default=10_000, help="CVs in the collection the calls search")
+    parser.add_argument("--data", type=Path, default=None, help="data dir (default: bench-out/skills/data-<cvs>)")
+    parser.add_argument(
+        "--stages", nargs="*", default=["floor", "ingest", "calls"], choices=["floor", "ingest", "calls"]
+    )
+    parser.add_argument("--queries", type=int, default=200, help="request texts timed (default: 200)")
+    args = parser.parse_args()
+    if not REAL.exists():
+        raise SystemExit(f"no real CVs at {REAL}: this benchmark needs ../shared")
+    folder = PROJECT / "bench-out" / "skills"
+    folder.mkdir(parents=True, exist_ok=True)
+    data_dir = args.data or folder / f"data-{args.cvs}"
+    result: dict[str, Any] = {"cvs": args.cvs, "data_dir": str(data_dir)}
+    if "floor" in args.stages:
+        with tempfile.TemporaryDirectory(prefix="haygate-skills-") as scratch:
+            result["floor"] = floor(Path(scratch))
+    if "ingest" in args.stages:
+        source = corpus(args.cvs, folder)
+        marker = data_dir / "ingested.json"
+        if marker.exists():
+            result["ingest"] = json.loads(marker.read_text())
+        else:
+            result["ingest"] = ingest(data_dir, source)
+            marker.write_text(json.dumps(result["ingest"]))
+    if "calls" in args.stages:
+        result["calls"] = calls(data_dir, args.queries)
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
