@@ -181,9 +181,14 @@ class SkillCoverageRanker:
         holders = self._skill_holders([c for s in required if (c := targets[s][0]) is not None], filters)
         holders += [rid for skill in required for rid in said[skill]]
         considered = list(dict.fromkeys([*best_score, *holders]))[: self.max_candidates]
-        # A CV's text is read only to find a requested wording the vocabulary does not know; otherwise its
-        # profile (skills, their forms and semantic evidence, experience) is all the matching needs.
-        whole = self._whole_cvs(considered, filters, with_text=any(t[0] is None for t in targets.values()))
+        # A CV's profile (skills, their forms and semantic evidence, experience) is all the matching reads; a
+        # requested wording the vocabulary does not know is looked for in the CVs' text index instead.
+        whole = self._whole_cvs(considered, filters, with_text=False)
+        mentioning = {
+            skill: self._mentioning(skill, considered, filters)
+            for skill in required + preferred
+            if targets[skill][0] is None
+        }
         ranked = []
         for rid in considered:
             cv = whole.get(rid)
@@ -193,7 +198,12 @@ class SkillCoverageRanker:
                 m
                 for skills, is_required in ((required, True), (preferred, False))
                 for skill in skills
-                if (m := self._match(cv, skill, is_required, *targets[skill], said[skill].get(rid))) is not None
+                if (
+                    m := self._match(
+                        cv, skill, is_required, *targets[skill], said[skill].get(rid), rid in mentioning.get(skill, ())
+                    )
+                )
+                is not None
             ]
             if required and not any(m.required for m in matches):
                 continue  # nothing in common with the request: not a candidate
@@ -252,6 +262,20 @@ class SkillCoverageRanker:
         holders = self.document_store.distinct_values("meta.record_id", _of_type(CV, condition, filters))
         return [str(holder) for holder in holders]
 
+    def _mentioning(self, skill: str, record_ids: list[str], filters: dict[str, Any] | None) -> set[str]:
+        """The record ids among these whose CV uses the wording as it was requested. The text index finds the
+        CVs with the phrase (stemmed, as it indexes), and only their text is read, to confirm the words as
+        written, so no other CV's text is read at all."""
+        if not record_ids:
+            return set()
+        among = {"field": "meta.record_id", "operator": "in", "value": record_ids}
+        phrase = {"field": "content", "operator": "phrase", "value": skill}
+        found = self.document_store.distinct_values("meta.record_id", _of_type(CV, among, phrase, filters))
+        if not found:
+            return set()
+        texts = self._whole_cvs([str(rid) for rid in found], filters, with_text=True)
+        return {rid for rid, cv in texts.items() if _mentions(cv.content or "", skill)}
+
     def _whole_cvs(
         self, record_ids: list[str], filters: dict[str, Any] | None, with_text: bool = True
     ) -> dict[str, Document]:
@@ -259,8 +283,15 @@ class SkillCoverageRanker:
         Candidates whose CV does not pass `filters` are left out. Without `with_text`, the profile only."""
         if not record_ids:
             return {}
+        among = {"field": "meta.record_id", "operator": "in", "value": record_ids}
+        # Every chunk carries the whole CV's profile: without the text, the first chunk of each is enough (an
+        # integer index on meta.chunk_index finds them, so the others are not read).
+        first = {
+            "operator": "OR",
+            "conditions": [{"field": "meta.chunk_index", "operator": "==", "value": v} for v in (0, None)],
+        }
         chunks = self.document_store.meta_by_filter(
-            _of_type(CV, {"field": "meta.record_id", "operator": "in", "value": record_ids}, filters),
+            _of_type(CV, among, filters) if with_text else _of_type(CV, among, first, filters),
             fields=None if with_text else [f"meta.{field}" for field in PROFILE_FIELDS],
         )
         by_record: dict[str, list[Document]] = {}
@@ -281,11 +312,13 @@ class SkillCoverageRanker:
         canonical: str | None,
         mapped: float | None,
         said: tuple[str, float] | None,
+        mentions: bool = False,
     ) -> SkillMatch | None:
-        """The strongest way this CV covers the skill: its own name or an alias, then a semantic match (the
-        vocabulary's stored evidence, then the CV phrase closest to the wording as requested)."""
+        """The strongest way this CV covers the skill: its own name or an alias (or, for a wording outside the
+        vocabulary, the CV's own words: `mentions`), then a semantic match (the vocabulary's stored evidence,
+        then the CV phrase closest to the wording as requested)."""
         match = self._vocabulary_match(cv, skill, is_required, canonical, mapped)
-        if match is None and canonical is None and _mentions(cv.content or "", skill):
+        if match is None and canonical is None and mentions:
             match = SkillMatch(skill, is_required, "exact", normalise(skill))  # the CV's own words
         if match is None and said is not None:
             match = SkillMatch(skill, is_required, "semantic", said[0], said[1])
