@@ -707,13 +707,10 @@ class HybridDocumentStore(ABC):
     def optimize(self) -> bool:
         """Merge segments and build indexes after a bulk load; a server does this itself."""
 
-    def optimize_aside(self) -> bool:
+    def optimize_aside(self, stop: threading.Event | None = None) -> bool:
         """`optimize()` without holding up this process's calls meanwhile (Edge builds in another process);
-        False when nothing was built, or what was built was stale by the time it was done."""
-        return self.optimize()
-
-    def cancel_build(self) -> None:  # noqa: B027  (a store that builds in place has nothing to stop)
-        """Stop an `optimize_aside` under way, leaving the collection as it was (and still to be built)."""
+        False when nothing was built, what was built was stale by the time it was done, or `stop` was set."""
+        return False if stop is not None and stop.is_set() else self.optimize()
 
     def needs_optimizing(self) -> bool:
         """Whether writes since the last `optimize()` wait for it (a Qdrant server optimizes by itself)."""

@@ -70,7 +70,9 @@ class Writer:
         self._collections: dict[str, Collection] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._pending: dict[str, threading.Timer] = {}
-        self._building: dict[str, threading.Thread] = {}  # collection -> the thread building its indexes aside
+        # collection -> the thread building its indexes aside, and what stops it
+        self._building: dict[str, tuple[threading.Thread, threading.Event]] = {}
+        self._closed = False
         self._guard = threading.Lock()
 
     def _collection(self, name: str) -> tuple[Collection, threading.Lock]:
@@ -116,16 +118,21 @@ class Writer:
     def _optimize(self, name: str) -> None:
         """Build the collection's indexes aside (`optimize_aside`): calls and writes go on meanwhile; a write
         during the build starts another timer, and with it the next build."""
+        stop = threading.Event()
         with self._guard:
             self._pending.pop(name, None)
             collection = self._collections[name]
-            self._building[name] = threading.current_thread()
+            if self._closed:
+                return
+            self._building[name] = (threading.current_thread(), stop)
         started = time.perf_counter()
         try:
-            built = collection.store.optimize_aside()
+            built = collection.store.optimize_aside(stop)
             took = time.perf_counter() - started
             if built:
                 logger.info("'%s': indexes built in %.1f s, in another process", name, took)
+            elif stop.is_set():
+                logger.info("'%s': the index build was stopped; the next server builds it", name)
             else:
                 logger.info("'%s' was written while its indexes were built (%.1f s): building again", name, took)
         except Exception as error:  # an optimize that fails (or is stopped) leaves a slower, never a wrong, collection
@@ -151,14 +158,16 @@ class Writer:
         running aside is stopped (the shard stays as it was, still to be built), and a write is let finish,
         so the stores close after them and not under them."""
         with self._guard:
+            self._closed = True  # a timer that fires now starts nothing
             waiting = list(self._pending.values())
             self._pending.clear()
             locks = list(self._locks.values())
-            building = dict(self._building)
+            building = list(self._building.values())
         for timer in waiting:
             timer.cancel()
-        for name, thread in building.items():
-            self._collections[name].store.cancel_build()
+        for _, stop in building:
+            stop.set()
+        for thread, _ in building:
             thread.join()
         for lock in locks:
             with lock:

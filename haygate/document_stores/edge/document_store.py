@@ -134,7 +134,6 @@ class _OpenShard:
     holders: int
     dirty: bool = False  # written since the manifest last said how many points the shard holds
     writes: int = 0  # changes since it opened: a copy built aside is stale once this moves on
-    builder: subprocess.Popen[bytes] | None = None  # the process building a copy's indexes (`optimize_aside`)
     building: threading.Lock = field(default_factory=threading.Lock)  # one build of a shard at a time
 
 
@@ -448,15 +447,17 @@ class EdgeDocumentStore(HybridDocumentStore):
         return_freed_memory()
         return changed
 
-    def optimize_aside(self) -> bool:
+    def optimize_aside(self, stop: threading.Event | None = None) -> bool:
         """`optimize()`, in another process, while this one goes on answering: the engine holds the GIL for
         the whole of a build (25.7 s for 30,000 vectors here), so a server never builds in its own process.
 
-        The shard is flushed and copied (writers wait for the copy, readers do not), a child process
+        The shard is copied (writers wait for the copy, readers do not), a child process
         (`haygate.document_stores.edge.build`) optimizes the copy, and the built copy takes the shard's place
         under the write lock: reads meanwhile search the segments as they are, unindexed and slower. A write
         during the build makes the copy stale: it is dropped (False), and the next pause in writes builds
-        again. The copy needs the shard's size free on disk again, checked before it is made."""
+        again. The copy needs the shard's size free on disk again, checked before it is made. `stop`, once
+        set, ends the build at once wherever it is (the child is killed): False, the shard as it was, still
+        to be built."""
         if not self.exists():
             return False
         open_shard = self._open_shard
@@ -476,7 +477,8 @@ class EdgeDocumentStore(HybridDocumentStore):
                     shutil.copytree(self.path, copy)
             copied = time.perf_counter()
             try:
-                self._build_in_child(open_shard, folder)
+                if not self._build_in_child(folder, stop or threading.Event()):
+                    return False
                 built = time.perf_counter()
                 with self._lock.writing():
                     if open_shard.writes != generation:
@@ -497,25 +499,35 @@ class EdgeDocumentStore(HybridDocumentStore):
         return_freed_memory()
         return True
 
-    def _build_in_child(self, open_shard: _OpenShard, folder: Path) -> None:
+    def _build_in_child(self, folder: Path, stop: threading.Event) -> bool:
+        """Optimize the copy in `folder` in a child process; False when `stop` was set first (the child is
+        killed as soon as it is)."""
+        if stop.is_set():
+            return False
         described = self.to_dict()
         described["init_parameters"]["data_dir"] = str(folder)
-        spec = json.dumps(described)
         child = subprocess.Popen(
             [sys.executable, "-m", "haygate.document_stores.edge.build"],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        open_shard.builder = child
-        try:
-            _, errors = child.communicate(spec.encode())
-        finally:
-            open_shard.builder = None
+        assert child.stdin is not None and child.stderr is not None
+        child.stdin.write(json.dumps(described).encode())
+        child.stdin.close()
+        while child.poll() is None:
+            if stop.wait(0.05):
+                child.kill()
+                child.wait()
+                child.stderr.close()
+                return False
+        errors = child.stderr.read()
+        child.stderr.close()
         if child.returncode != 0:
             why = errors.decode(errors="replace").strip().splitlines()[-1:] or [f"exit status {child.returncode}"]
             msg = f"building the indexes of '{self.collection}' in another process failed: {why[0]}"
             raise StorageError(msg, {"collection": self.collection})
+        return True
 
     def _swap_in(self, open_shard: _OpenShard, copy: Path, old: Path) -> qe.EdgeShard:
         """With the write lock held: the built copy becomes the shard (the shard as it was comes back if the
@@ -534,14 +546,6 @@ class EdgeDocumentStore(HybridDocumentStore):
             open_shard.dirty = False
             self._write_manifest(open_shard.shard, clean=True, optimized=True)
         return replaced
-
-    def cancel_build(self) -> None:
-        """Stop a build running aside (a server that stops does not wait for it): the shard stays as it is,
-        its manifest still says it needs building, and the next server builds it."""
-        open_shard = self._pool.get(self.path)
-        builder = open_shard.builder if open_shard is not None else None
-        if builder is not None and builder.poll() is None:
-            builder.kill()
 
     def restore_points(self, points: list[qe.Point]) -> None:
         """Write points as they were read from another shard (vectors and payload untouched), durably, then

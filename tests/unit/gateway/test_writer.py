@@ -1,5 +1,6 @@
 """The writer: upserts and deletes through the collection's own ingest, optimized once writes pause."""
 
+import threading
 import time
 from typing import Any
 
@@ -26,9 +27,9 @@ def optimized(loader: Loader, monkeypatch: pytest.MonkeyPatch) -> list[float]:
     real = store.optimize_aside
     times: list[float] = []
 
-    def counted() -> bool:
+    def counted(stop: threading.Event | None = None) -> bool:
         times.append(time.monotonic())
-        return real()
+        return real(stop)
 
     monkeypatch.setattr(store, "optimize_aside", counted)
     return times
@@ -86,7 +87,7 @@ def test_closing_stops_a_build_under_way_and_leaves_it_to_the_next_server(loader
     writer = Writer(loader, optimize_after=0.05)
     writer.upsert("entities", [bug(9)])
     deadline = time.monotonic() + 20
-    while store._pool[store.path].builder is None and time.monotonic() < deadline:  # type: ignore[attr-defined]
+    while not writer.building() and time.monotonic() < deadline:
         time.sleep(0.01)
     assert writer.building() == ["entities"]
     started = time.monotonic()
