@@ -21,7 +21,7 @@ from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.errors import InvalidRecordError, StorageFullError, cause_of
 from haygate.ingest.mapping import RECORD_HASH, RECORD_ID, to_document
 from haygate.ingest.readers import SourceRecord, count_records, read_records
-from haygate.ingest.report import BATCH_RECORDS, PROGRESS_SECONDS, QUIET_BATCH_SECONDS, IngestReport, Pacer, Refusal
+from haygate.ingest.report import BATCH_RECORDS, PROGRESS_SECONDS, IngestReport, Pacer, Refusal
 from haygate.ingest.schema import CollectionSchema
 
 logger = logging.getLogger(__name__)
@@ -63,9 +63,7 @@ def ingest_files(
     the collection is marked for a server to optimize in the background)."""
     paths = list(files)
     total = sum(count_records(p) for p in paths)
-    # Paced with or without a bar: a batch holds every chunk it makes, embedded, until it is written, and a
-    # CV makes about 230 (its phrases), so 1,024 CVs at once held 7.9 GB. Without a bar, batches are larger.
-    pacer = Pacer(PROGRESS_SECONDS if progress else QUIET_BATCH_SECONDS, batch_records)
+    pacer = Pacer(PROGRESS_SECONDS, batch_records) if progress else None
     superseded = superseded_records(collection, _all_records(paths))  # a first, cheap pass: no embedding
     with tqdm(total=total, unit="rec", desc=f"ingest {collection.name}", disable=not progress) as bar:
 

@@ -5,7 +5,6 @@ from dataclasses import dataclass, field
 
 BATCH_RECORDS = 1024  # large batches let sentence-transformers sort by length across more texts
 PROGRESS_SECONDS = 2.0  # with a progress bar, a batch is sized to take about this long
-QUIET_BATCH_SECONDS = 15.0  # without one, this long: cheap records still go 1,024 at a time, costly ones not
 
 
 class Pacer:
