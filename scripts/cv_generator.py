@@ -15,6 +15,7 @@ summary: count, seconds, word-count p10/p50/p90 of real and generated CVs, mean 
 """
 
 import argparse
+import calendar
 import json
 import random
 import re
@@ -37,20 +38,7 @@ EMAIL_LINE = "Email me on Indeed"
 PROFILE_ID = re.compile(r"^(?P<prefix>.*/)?[0-9a-f]{16}$")
 REAL_NAME = re.compile(r"Candidate #\d+")
 
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
+MONTHS = tuple(calendar.month_name[1:])  # "January" .. "December", as Indeed writes them
 _MONTH_NAMES = "|".join(MONTHS)
 # An entry's date line as Indeed writes it: "June 2015 to March 2017", "November 2017 to Present", "2013 to 2015".
 ENTRY_DATES = re.compile(

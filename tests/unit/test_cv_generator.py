@@ -2,6 +2,7 @@
 dated career per CV, skills in the real lists' wording, real lengths, no real candidate's name, and fast enough to
 grow the collection to 10,000 CVs."""
 
+import calendar
 import importlib.util
 import itertools
 import json
@@ -36,20 +37,7 @@ HEADINGS = {
     "MILITARY SERVICE",
     "ADDITIONAL INFORMATION",
 }
-MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
+MONTHS = tuple(calendar.month_name[1:])  # "January" .. "December", as Indeed writes them
 DATE_LINE = re.compile(
     rf"^(?:(?P<sm>{'|'.join(MONTHS)}) )?(?P<sy>\d{{4}}) to "
     rf"(?:(?P<present>Present)|(?:(?P<em>{'|'.join(MONTHS)}) )?(?P<ey>\d{{4}}))$"
