@@ -128,6 +128,13 @@ def fast_deepcopy(obj: Any) -> Any:
     return _haystack_deepcopy(obj)
 
 
+def deepcopy_input(obj: Any) -> Any:
+    """A copy of a component input, made as Haystack's pipelines make theirs (`fast_deepcopy` once installed)."""
+    from haystack.core.pipeline import utils
+
+    return getattr(utils, DEEPCOPY)(obj)
+
+
 def install_fast_deepcopy() -> bool:
     """Haystack's pipelines copy inputs with `fast_deepcopy`; False (and a warning) where Haystack's modules
     no longer have the function it replaces."""

@@ -14,6 +14,7 @@ It turns what settings and YAML describe into live objects:
 Stores a loader builds are closed with it (`with Loader(settings) as loader:`).
 """
 
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -41,6 +42,7 @@ from haygate.components.models import resolve_model
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.errors import ConfigurationError, HaygateError
+from haygate.gateway.executor import Schedule
 from haygate.ingest.indexer import Collection
 from haygate.ingest.schema import CollectionSchema, schema_for
 from haygate.settings import Settings
@@ -82,11 +84,20 @@ class LoadedPipeline:
             for component, socket in self.inputs[name]:
                 data.setdefault(component, {})[socket] = value
         wanted = {component for component, _ in self.outputs.values()} | ({also[0]} if also else set())
-        results = self.pipeline.run(data, include_outputs_from=wanted)
+        schedule = self.schedule
+        if schedule is not None:
+            results = schedule.run(data, wanted)
+        else:
+            results = self.pipeline.run(data, include_outputs_from=wanted)
         named = {name: results[component][socket] for name, (component, socket) in self.outputs.items()}
         if also is not None:
             named[".".join(also)] = results.get(also[0], {}).get(also[1])
         return named
+
+    @functools.cached_property
+    def schedule(self) -> Schedule | None:
+        """The fixed order a loop-free pipeline runs in (`haygate.gateway.executor`); None: `Pipeline.run` plans."""
+        return Schedule.of(self.pipeline)
 
     def feeder(self, component: str, socket: str) -> Socket | None:
         """The component output socket connected to `component.socket`, if one is."""

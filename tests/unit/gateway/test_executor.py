@@ -1,0 +1,293 @@
+"""`Schedule` runs a loop-free pipeline as `Pipeline.run` does: the same results, the same skipped branches,
+the same errors and spans, and no component sees another's changes to a shared value. Each test runs the
+same pipeline both ways and compares."""
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from haystack import Document, Pipeline, component, tracing
+from haystack.components.joiners import DocumentJoiner
+from haystack.core.component.types import GreedyVariadic, Variadic
+from haystack.core.errors import PipelineRuntimeError
+
+from haygate.gateway.executor import Schedule
+
+
+@component
+class Numbers:
+    """Sends a fresh list of numbers to whoever is connected."""
+
+    @component.output_types(numbers=list[int])
+    def run(self, count: int) -> dict[str, Any]:
+        return {"numbers": list(range(count))}
+
+
+@component
+class Appender:
+    """Changes its input in place, as a careless component would."""
+
+    @component.output_types(numbers=list[int])
+    def run(self, numbers: list[int], extra: int = 99) -> dict[str, Any]:
+        numbers.append(extra)
+        return {"numbers": numbers}
+
+
+@component
+class Total:
+    @component.output_types(total=int)
+    def run(self, numbers: list[int]) -> dict[str, Any]:
+        return {"total": sum(numbers)}
+
+
+@component
+class Router:
+    """Sends its input down one branch only."""
+
+    @component.output_types(small=list[int], large=list[int])
+    def run(self, numbers: list[int]) -> dict[str, Any]:
+        return {"small": numbers} if len(numbers) < 3 else {"large": numbers}
+
+
+@component
+class Failing:
+    @component.output_types(total=int)
+    def run(self, numbers: list[int]) -> dict[str, Any]:
+        raise RuntimeError("no total today")
+
+
+def both_ways(pipeline: Pipeline, data: dict[str, dict[str, Any]], kept: set[str]) -> tuple[Any, Any]:
+    schedule = Schedule.of(pipeline)
+    assert schedule is not None
+    return schedule.run(data, kept), pipeline.run(data, include_outputs_from=kept)
+
+
+def fan_out() -> Pipeline:
+    pipeline = Pipeline()
+    pipeline.add_component("numbers", Numbers())
+    pipeline.add_component("appender", Appender())
+    pipeline.add_component("total", Total())
+    pipeline.connect("numbers.numbers", "appender.numbers")
+    pipeline.connect("numbers.numbers", "total.numbers")
+    return pipeline
+
+
+def test_a_value_sent_to_two_components_is_each_ones_own() -> None:
+    ours, haystacks = both_ways(fan_out(), {"numbers": {"count": 3}}, set())
+    assert ours == haystacks == {"appender": {"numbers": [0, 1, 2, 99]}, "total": {"total": 3}}
+
+
+def test_a_kept_output_is_what_the_component_returned() -> None:
+    kept = {"numbers", "appender"}
+    ours, haystacks = both_ways(fan_out(), {"numbers": {"count": 2}}, kept)
+    assert ours == haystacks
+    assert ours["numbers"] == {"numbers": [0, 1]} and ours["appender"] == {"numbers": [0, 1, 99]}
+
+
+def test_one_value_given_to_two_sockets_is_each_ones_own() -> None:
+    pipeline = Pipeline()
+    pipeline.add_component("appender", Appender())
+    pipeline.add_component("total", Total())
+    shared = [1, 2]
+    data = {"appender": {"numbers": shared}, "total": {"numbers": shared}}
+    schedule = Schedule.of(pipeline)
+    assert schedule is not None
+    assert schedule.run(data, set()) == {"appender": {"numbers": [1, 2, 99]}, "total": {"total": 3}}
+
+
+@pytest.mark.parametrize(("count", "branch"), [(2, "small"), (5, "large")])
+def test_a_branch_a_router_did_not_take_does_not_run(count: int, branch: str) -> None:
+    pipeline = Pipeline()
+    pipeline.add_component("numbers", Numbers())
+    pipeline.add_component("router", Router())
+    pipeline.add_component("small", Total())
+    pipeline.add_component("large", Appender())
+    pipeline.connect("numbers.numbers", "router.numbers")
+    pipeline.connect("router.small", "small.numbers")
+    pipeline.connect("router.large", "large.numbers")
+    ours, haystacks = both_ways(pipeline, {"numbers": {"count": count}}, {"router"})
+    assert ours == haystacks
+    assert set(ours) == {"router", branch}
+
+
+def test_defaults_and_caller_inputs_reach_their_sockets() -> None:
+    pipeline = fan_out()
+    ours, haystacks = both_ways(pipeline, {"numbers": {"count": 1}, "appender": {"extra": 7}}, {"appender"})
+    assert ours == haystacks and ours["appender"] == {"numbers": [0, 7]}
+
+
+def test_a_failing_component_is_named_as_haystack_names_it() -> None:
+    pipeline = Pipeline()
+    pipeline.add_component("numbers", Numbers())
+    pipeline.add_component("failing", Failing())
+    pipeline.connect("numbers.numbers", "failing.numbers")
+    schedule = Schedule.of(pipeline)
+    assert schedule is not None
+    with pytest.raises(PipelineRuntimeError) as ours:
+        schedule.run({"numbers": {"count": 2}}, set())
+    with pytest.raises(PipelineRuntimeError) as haystacks:
+        pipeline.run({"numbers": {"count": 2}})
+    assert ours.value.component_name == haystacks.value.component_name == "failing"
+    assert str(ours.value) == str(haystacks.value)
+    assert isinstance(ours.value.__cause__, RuntimeError)
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ({}, "Missing mandatory input 'count' for component 'numbers'."),
+        ({"numbers": {"count": 1}, "nowhere": {"x": 1}}, "Component named 'nowhere' not found in the pipeline."),
+        ({"numbers": {"count": 1, "size": 2}}, "Input 'size' not found in component 'numbers'."),
+    ],
+)
+def test_inputs_are_checked_as_haystack_checks_them(data: dict[str, Any], problem: str) -> None:
+    pipeline = fan_out()
+    schedule = Schedule.of(pipeline)
+    assert schedule is not None
+    with pytest.raises(ValueError, match="^" + problem.replace("(", r"\(") + "$"):
+        schedule.run(data, set())
+    with pytest.raises(ValueError, match=problem.replace("(", r"\(")):
+        pipeline.run(data)
+
+
+def test_a_caller_filling_a_socket_a_sender_fills_is_left_to_haystack() -> None:
+    pipeline = fan_out()
+    schedule = Schedule.of(pipeline)
+    assert schedule is not None
+    data: dict[str, dict[str, Any]] = {"numbers": {"count": 1}, "total": {"numbers": [5]}}
+    assert schedule.run(data, {"total"}) == fan_out().run(data, include_outputs_from={"total"})
+
+
+@component
+class Labels:
+    @component.output_types(metadata=dict[str, Any])
+    def run(self, count: int) -> dict[str, Any]:
+        return {"metadata": {"count": count}}
+
+
+@component
+class Collector:
+    """A formatter's shape: one lazy variadic socket of dicts from several senders."""
+
+    @component.output_types(merged=list[dict[str, Any]])
+    def run(self, metadata: Variadic[dict[str, Any]], numbers: list[int] | None = None) -> dict[str, Any]:
+        return {"merged": [*metadata, {"numbers": numbers}]}
+
+
+def joined(*, with_caller_metadata: bool = False) -> tuple[Pipeline, dict[str, dict[str, Any]]]:
+    pipeline = Pipeline()
+    pipeline.add_component("numbers", Numbers())
+    pipeline.add_component("b_labels", Labels())
+    pipeline.add_component("a_labels", Labels())
+    pipeline.add_component("collector", Collector())
+    pipeline.connect("numbers.numbers", "collector.numbers")
+    pipeline.connect("b_labels.metadata", "collector.metadata")
+    pipeline.connect("a_labels.metadata", "collector.metadata")
+    data: dict[str, dict[str, Any]] = {"numbers": {"count": 2}, "a_labels": {"count": 1}, "b_labels": {"count": 2}}
+    if with_caller_metadata:
+        data["collector"] = {"metadata": {"from": "caller"}}
+    return pipeline, data
+
+
+@pytest.mark.parametrize("with_caller_metadata", [False, True])
+def test_a_variadic_socket_collects_in_haystacks_order(with_caller_metadata: bool) -> None:
+    pipeline, data = joined(with_caller_metadata=with_caller_metadata)
+    ours, haystacks = both_ways(pipeline, data, set())
+    assert ours == haystacks
+    expected = [{"count": 1}, {"count": 2}, {"numbers": [0, 1]}]
+    assert ours["collector"]["merged"] == ([{"from": "caller"}] if with_caller_metadata else []) + expected
+
+
+def test_a_joiner_of_documents_gets_every_list() -> None:
+    @component
+    class Source:
+        @component.output_types(documents=list[Document])
+        def run(self, text: str) -> dict[str, Any]:
+            return {"documents": [Document(id=text, content=text)]}
+
+    pipeline = Pipeline()
+    pipeline.add_component("first", Source())
+    pipeline.add_component("second", Source())
+    pipeline.add_component("joiner", DocumentJoiner())
+    pipeline.connect("first.documents", "joiner.documents")
+    pipeline.connect("second.documents", "joiner.documents")
+    ours, haystacks = both_ways(pipeline, {"first": {"text": "a"}, "second": {"text": "b"}}, set())
+    assert ours == haystacks and [d.id for d in ours["joiner"]["documents"]] == ["a", "b"]
+
+
+def test_pipelines_with_loops_or_greedy_joins_are_left_to_haystack() -> None:
+    @component
+    class Greedy:
+        @component.output_types(value=int)
+        def run(self, value: GreedyVariadic[int]) -> dict[str, Any]:
+            return {"value": next(iter(value))}
+
+    pipeline = Pipeline()
+    pipeline.add_component("a", Numbers())
+    pipeline.add_component("greedy", Greedy())
+    assert Schedule.of(pipeline) is None  # Haystack runs it on its first input: it decides when
+    assert Schedule.of(fan_out()) is not None
+
+
+class Recording:
+    """A Haystack tracer that keeps each span's name and tags."""
+
+    def __init__(self) -> None:
+        self.spans: list[tuple[str, dict[str, Any]]] = []
+
+    @contextlib.contextmanager
+    def trace(self, operation_name: str, tags: dict[str, Any] | None = None, parent_span: Any = None) -> Iterator[Any]:
+        self.spans.append((operation_name, dict(tags or {})))
+        yield _NullSpan()
+
+    def current_span(self) -> None:
+        return None
+
+
+class _NullSpan:
+    def set_tag(self, key: str, value: Any) -> None:
+        pass
+
+    def set_content_tag(self, key: str, value: Any) -> None:
+        pass
+
+
+def test_every_component_runs_inside_haystacks_span() -> None:
+    recording = Recording()
+    tracing.enable_tracing(recording)  # type: ignore[arg-type]
+    try:
+        schedule = Schedule.of(fan_out())
+        assert schedule is not None
+        schedule.run({"numbers": {"count": 1}}, set())
+    finally:
+        tracing.disable_tracing()
+    names = [name for name, _ in recording.spans]
+    assert names == ["haystack.pipeline.run"] + ["haystack.component.run"] * 3
+    components = [(tags["haystack.component.name"], tags["haystack.component.type"]) for _, tags in recording.spans[1:]]
+    assert components == [("numbers", "Numbers"), ("appender", "Appender"), ("total", "Total")]
+
+
+@pytest.mark.filterwarnings("ignore:Mutating attribute")  # the careless component this test is about
+def test_documents_are_copied_for_a_second_consumer() -> None:
+    @component
+    class Scorer:
+        @component.output_types(documents=list[Document])
+        def run(self, documents: list[Document]) -> dict[str, Any]:
+            for document in documents:
+                document.score = 1.0
+            return {"documents": documents}
+
+    @component
+    class Source:
+        @component.output_types(documents=list[Document])
+        def run(self, text: str) -> dict[str, Any]:
+            return {"documents": [Document(content=text)]}
+
+    pipeline = Pipeline()
+    pipeline.add_component("source", Source())
+    pipeline.add_component("scorer", Scorer())
+    pipeline.connect("source.documents", "scorer.documents")
+    ours, haystacks = both_ways(pipeline, {"source": {"text": "hello"}}, {"source", "scorer"})
+    assert ours == haystacks
+    assert ours["source"]["documents"][0].score is None and ours["scorer"]["documents"][0].score == 1.0
