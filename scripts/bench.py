@@ -12,7 +12,10 @@ ingest       End-to-end `ingest` of real text (haystack-docs sections when ../sh
              bundled samples) on the ONNX runtime against the torch runtime, alternating rounds.
 --synthetic N  Writes N documents with precomputed vectors (and BM25 sparse vectors) through the project's
              own indexing writer (Haystack's DocumentWriter) into Qdrant Edge in batches, then builds the
-             indexes (`optimize`), then times filtered and unfiltered hybrid store queries; peak RSS.
+             indexes (`optimize`), then times filtered and unfiltered hybrid store queries; peak RSS. With
+             --data DIR the collection is kept (and reused when already written); --full-scan-kb K...
+             reopens it with each `full_scan_threshold_kb`, rebuilds its indexes (a built graph keeps
+             the threshold it was built with) and times the queries again.
 
 Every figure is printed beside the load average (`os.getloadavg`) taken when it was measured.
 Run: `.venv/bin/python scripts/bench.py` or `.venv/bin/python scripts/bench.py --synthetic 100000`.
@@ -24,6 +27,7 @@ import haygate._env  # noqa: F401  (offline defaults first)
 # isort: split
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import random
@@ -209,18 +213,27 @@ def store_request(dense: Any, sparse: Any, condition: dict[str, Any] | None) -> 
 
 
 def store_queries(store: HybridDocumentStore, count: int) -> dict[str, Any]:
+    """The hybrid query, and each of its sources alone (which one grows with the collection)."""
     rng = np.random.default_rng(5)
     sparse = Bm25SparseTextEmbedder()
     results: dict[str, Any] = {}
     for label, condition in (("no_filter", None), ("filtered", FILTERS)):
-        times = []
+        times: dict[str, list[float]] = {"hybrid": [], "dense_only": [], "sparse_only": []}
         for i in range(count):
             dense = rng.standard_normal(384).astype(np.float32)
             dense /= np.linalg.norm(dense)
             text = f"term{rng.integers(5000)} term{rng.integers(5000)} term{rng.integers(5000)} q{i}"
             request = store_request(dense, sparse.run(text)["sparse_embedding"], condition)
-            times.append(timed(lambda r=request: store.hybrid_search(r)))  # type: ignore[misc]
-        results[label] = percentiles(times)
+            requests = {
+                "hybrid": request,
+                "dense_only": dataclasses.replace(request, sparse=None),
+                "sparse_only": dataclasses.replace(request, dense=None),
+            }
+            for name, one in requests.items():
+                times[name].append(timed(lambda r=one: store.hybrid_search(r)))  # type: ignore[misc]
+        results[label] = percentiles(times["hybrid"])
+        for name in ("dense_only", "sparse_only"):
+            results[f"{label}_{name}"] = percentiles(times[name])
     return results
 
 
@@ -239,15 +252,32 @@ def storage_settings(pairs: list[str]) -> dict[str, int | str]:
     return StorageSettings.model_validate(raw).model_dump(exclude_none=True)
 
 
-def measure_synthetic(n: int, work: Path, queries: int, storage: dict[str, int | str]) -> dict[str, Any]:
-    with Loader(settings_for(work / f"synthetic-{n}")) as loader:
+def measure_synthetic(
+    n: int, data_dir: Path, queries: int, storage: dict[str, int | str], full_scan_kb: list[int]
+) -> dict[str, Any]:
+    """Write and index N documents (unless `data_dir` already holds them: --data keeps a collection to query
+    again), time queries, then reopen the shard with each `full_scan_threshold_kb` and time them again."""
+    with Loader(settings_for(data_dir)) as loader:
         store = loader.store("docs")
         # --storage: set before the shard opens, as the collection's YAML would
         store.storage.update(storage)  # type: ignore[attr-defined]
-        result = write_synthetic(store, n)
+        if store.exists() and store.count_documents() >= n:
+            result: dict[str, Any] = {"docs": n, "reused": str(data_dir)}
+        else:
+            result = write_synthetic(store, n)
         result["points"] = store.count_documents()
         result["store_query_ms"] = store_queries(store, queries)
         result.update(rss_mb())
+    for threshold in full_scan_kb:
+        with Loader(settings_for(data_dir)) as loader:
+            store = loader.store("docs")
+            store.storage.update({**storage, "full_scan_threshold_kb": threshold})  # type: ignore[attr-defined]
+            started = time.perf_counter()
+            store.optimize()  # a built graph keeps the threshold it was built with: a new one means a rebuild
+            result[f"store_query_ms_full_scan_{threshold}kb"] = {
+                "rebuild_seconds": round(time.perf_counter() - started, 1),
+                **store_queries(store, queries),
+            }
     return result
 
 
@@ -491,6 +521,10 @@ def main() -> None:
     parser.add_argument(
         "--storage", nargs="*", default=[], help="collection storage settings for --synthetic, e.g. quantization=int8"
     )
+    parser.add_argument("--data", type=Path, help="--synthetic: keep the collection here, reuse it if written")
+    parser.add_argument(
+        "--full-scan-kb", type=int, nargs="*", default=[], help="--synthetic: time queries again at each threshold"
+    )
     parser.add_argument("--skip", nargs="*", default=[], choices=stages)
     args = parser.parse_args()
 
@@ -498,7 +532,10 @@ def main() -> None:
     report: dict[str, Any] = {"machine": {"cpus": os.cpu_count()}, "load_at_start": load()}
     try:
         for n in args.synthetic:
-            report[f"synthetic_{n}"] = measure_synthetic(n, work, args.queries, storage_settings(args.storage))
+            data_dir = args.data / f"synthetic-{n}" if args.data else work / f"synthetic-{n}"
+            report[f"synthetic_{n}"] = measure_synthetic(
+                n, data_dir, args.queries, storage_settings(args.storage), args.full_scan_kb
+            )
             print(json.dumps({f"synthetic_{n}": report[f"synthetic_{n}"]}), file=sys.stderr)
         if args.synthetic:
             args.skip = stages  # --synthetic runs alone
