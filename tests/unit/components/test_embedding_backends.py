@@ -15,6 +15,7 @@ from haygate.components.dense_text_embedder import DenseTextEmbedder
 from haygate.components.embedding_backends import (
     MANIFEST,
     PARITY_MIN_COSINE,
+    TOKENS_PER_BATCH,
     MicroBatcher,
     load_backend,
     model_folder,
@@ -76,6 +77,25 @@ class TestOnnxExport:
         batched = backend.embed(TEXTS)
         for text, row in zip(TEXTS, batched, strict=True):
             assert float(np.dot(backend.embed_one(text), row)) >= PARITY_MIN_COSINE
+
+    def test_long_texts_run_in_smaller_batches_with_the_same_vectors(self, exported: Path) -> None:
+        backend = load_backend(DEFAULT_MODEL, "onnx", exported.parent)
+        texts = [f"short text {i}" for i in range(80)] + [f"long text {i} " + "retrieval " * 400 for i in range(20)]
+        shapes: list[tuple[int, int]] = []
+        infer = backend._infer  # type: ignore[attr-defined]
+
+        def recorded(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+            shapes.append(ids.shape)
+            return infer(ids, mask)
+
+        backend._infer = recorded  # type: ignore[attr-defined]
+        vectors = backend.embed(texts, batch_size=32)
+        assert all(rows * tokens <= TOKENS_PER_BATCH or rows == 1 for rows, tokens in shapes), shapes
+        assert shapes[0][1] == 256 and shapes[0][0] == TOKENS_PER_BATCH // 256  # the longest first, fewer at once
+        assert max(rows for rows, _ in shapes) == 32  # short texts still fill whole batches
+        assert sum(rows for rows, _ in shapes) == len(texts)
+        for text, row in zip(texts[::7], vectors[::7], strict=True):  # each text's own vector, in its own place
+            assert float(np.dot(backend._run([text])[0], row)) >= PARITY_MIN_COSINE  # type: ignore[attr-defined]
 
     def test_an_unknown_runtime_is_a_configuration_error(self) -> None:
         with pytest.raises(ConfigurationError, match="unknown embedding backend 'tensorflow'"):
