@@ -130,9 +130,7 @@ def fast_deepcopy(obj: Any) -> Any:
 
 def deepcopy_input(obj: Any) -> Any:
     """A copy of a component input, made as Haystack's pipelines make theirs (`fast_deepcopy` once installed)."""
-    from haystack.core.pipeline import utils
-
-    return getattr(utils, DEEPCOPY)(obj)
+    return getattr(sys.modules[DEEPCOPY_MODULES[0]], DEEPCOPY)(obj)  # imported by whoever built the pipeline
 
 
 def install_fast_deepcopy() -> bool:

@@ -57,6 +57,15 @@ class Failing:
         raise RuntimeError("no total today")
 
 
+def wired(components: dict[str, Any], connections: list[tuple[str, str]]) -> Pipeline:
+    pipeline = Pipeline()
+    for name, instance in components.items():
+        pipeline.add_component(name, instance)
+    for sender, receiver in connections:
+        pipeline.connect(sender, receiver)
+    return pipeline
+
+
 def both_ways(pipeline: Pipeline, data: dict[str, dict[str, Any]], kept: set[str]) -> tuple[Any, Any]:
     schedule = Schedule.of(pipeline)
     assert schedule is not None
@@ -64,13 +73,10 @@ def both_ways(pipeline: Pipeline, data: dict[str, dict[str, Any]], kept: set[str
 
 
 def fan_out() -> Pipeline:
-    pipeline = Pipeline()
-    pipeline.add_component("numbers", Numbers())
-    pipeline.add_component("appender", Appender())
-    pipeline.add_component("total", Total())
-    pipeline.connect("numbers.numbers", "appender.numbers")
-    pipeline.connect("numbers.numbers", "total.numbers")
-    return pipeline
+    return wired(
+        {"numbers": Numbers(), "appender": Appender(), "total": Total()},
+        [("numbers.numbers", "appender.numbers"), ("numbers.numbers", "total.numbers")],
+    )
 
 
 def test_a_value_sent_to_two_components_is_each_ones_own() -> None:
@@ -86,9 +92,7 @@ def test_a_kept_output_is_what_the_component_returned() -> None:
 
 
 def test_one_value_given_to_two_sockets_is_each_ones_own() -> None:
-    pipeline = Pipeline()
-    pipeline.add_component("appender", Appender())
-    pipeline.add_component("total", Total())
+    pipeline = wired({"appender": Appender(), "total": Total()}, [])
     shared = [1, 2]
     data = {"appender": {"numbers": shared}, "total": {"numbers": shared}}
     schedule = Schedule.of(pipeline)
@@ -98,14 +102,10 @@ def test_one_value_given_to_two_sockets_is_each_ones_own() -> None:
 
 @pytest.mark.parametrize(("count", "branch"), [(2, "small"), (5, "large")])
 def test_a_branch_a_router_did_not_take_does_not_run(count: int, branch: str) -> None:
-    pipeline = Pipeline()
-    pipeline.add_component("numbers", Numbers())
-    pipeline.add_component("router", Router())
-    pipeline.add_component("small", Total())
-    pipeline.add_component("large", Appender())
-    pipeline.connect("numbers.numbers", "router.numbers")
-    pipeline.connect("router.small", "small.numbers")
-    pipeline.connect("router.large", "large.numbers")
+    pipeline = wired(
+        {"numbers": Numbers(), "router": Router(), "small": Total(), "large": Appender()},
+        [("numbers.numbers", "router.numbers"), ("router.small", "small.numbers"), ("router.large", "large.numbers")],
+    )
     ours, haystacks = both_ways(pipeline, {"numbers": {"count": count}}, {"router"})
     assert ours == haystacks
     assert set(ours) == {"router", branch}
@@ -118,10 +118,7 @@ def test_defaults_and_caller_inputs_reach_their_sockets() -> None:
 
 
 def test_a_failing_component_is_named_as_haystack_names_it() -> None:
-    pipeline = Pipeline()
-    pipeline.add_component("numbers", Numbers())
-    pipeline.add_component("failing", Failing())
-    pipeline.connect("numbers.numbers", "failing.numbers")
+    pipeline = wired({"numbers": Numbers(), "failing": Failing()}, [("numbers.numbers", "failing.numbers")])
     schedule = Schedule.of(pipeline)
     assert schedule is not None
     with pytest.raises(PipelineRuntimeError) as ours:
@@ -176,14 +173,14 @@ class Collector:
 
 
 def joined(*, with_caller_metadata: bool = False) -> tuple[Pipeline, dict[str, dict[str, Any]]]:
-    pipeline = Pipeline()
-    pipeline.add_component("numbers", Numbers())
-    pipeline.add_component("b_labels", Labels())
-    pipeline.add_component("a_labels", Labels())
-    pipeline.add_component("collector", Collector())
-    pipeline.connect("numbers.numbers", "collector.numbers")
-    pipeline.connect("b_labels.metadata", "collector.metadata")
-    pipeline.connect("a_labels.metadata", "collector.metadata")
+    pipeline = wired(
+        {"numbers": Numbers(), "b_labels": Labels(), "a_labels": Labels(), "collector": Collector()},
+        [
+            ("numbers.numbers", "collector.numbers"),
+            ("b_labels.metadata", "collector.metadata"),
+            ("a_labels.metadata", "collector.metadata"),
+        ],
+    )
     data: dict[str, dict[str, Any]] = {"numbers": {"count": 2}, "a_labels": {"count": 1}, "b_labels": {"count": 2}}
     if with_caller_metadata:
         data["collector"] = {"metadata": {"from": "caller"}}
@@ -206,12 +203,10 @@ def test_a_joiner_of_documents_gets_every_list() -> None:
         def run(self, text: str) -> dict[str, Any]:
             return {"documents": [Document(id=text, content=text)]}
 
-    pipeline = Pipeline()
-    pipeline.add_component("first", Source())
-    pipeline.add_component("second", Source())
-    pipeline.add_component("joiner", DocumentJoiner())
-    pipeline.connect("first.documents", "joiner.documents")
-    pipeline.connect("second.documents", "joiner.documents")
+    pipeline = wired(
+        {"first": Source(), "second": Source(), "joiner": DocumentJoiner()},
+        [("first.documents", "joiner.documents"), ("second.documents", "joiner.documents")],
+    )
     ours, haystacks = both_ways(pipeline, {"first": {"text": "a"}, "second": {"text": "b"}}, set())
     assert ours == haystacks and [d.id for d in ours["joiner"]["documents"]] == ["a", "b"]
 
@@ -223,9 +218,7 @@ def test_pipelines_with_loops_or_greedy_joins_are_left_to_haystack() -> None:
         def run(self, value: GreedyVariadic[int]) -> dict[str, Any]:
             return {"value": next(iter(value))}
 
-    pipeline = Pipeline()
-    pipeline.add_component("a", Numbers())
-    pipeline.add_component("greedy", Greedy())
+    pipeline = wired({"a": Numbers(), "greedy": Greedy()}, [])
     assert Schedule.of(pipeline) is None  # Haystack runs it on its first input: it decides when
     assert Schedule.of(fan_out()) is not None
 
@@ -284,10 +277,7 @@ def test_documents_are_copied_for_a_second_consumer() -> None:
         def run(self, text: str) -> dict[str, Any]:
             return {"documents": [Document(content=text)]}
 
-    pipeline = Pipeline()
-    pipeline.add_component("source", Source())
-    pipeline.add_component("scorer", Scorer())
-    pipeline.connect("source.documents", "scorer.documents")
+    pipeline = wired({"source": Source(), "scorer": Scorer()}, [("source.documents", "scorer.documents")])
     ours, haystacks = both_ways(pipeline, {"source": {"text": "hello"}}, {"source", "scorer"})
     assert ours == haystacks
     assert ours["source"]["documents"][0].score is None and ours["scorer"]["documents"][0].score == 1.0
