@@ -170,17 +170,22 @@ def plan(query: HybridQuery) -> list[RankedList]:
     return [fused, *(RankedList((name,), query.prefetch_limit, False) for name in sources)]
 
 
-def competition_ranks(points: list[ScoredPoint]) -> dict[PointId, int]:
-    """1-based ranks in which tied scores share a rank ("1224"), so a rank never depends on the order
-    Qdrant happens to return tied points in (which changes when a collection is rebuilt)."""
-    ranks: dict[PointId, int] = {}
+def ranked(points: list[ScoredPoint]) -> dict[PointId, tuple[int, float]]:
+    """Each point's 1-based rank and score in one source's list. Tied scores share a rank ("1224"), so a rank
+    never depends on the order Qdrant happens to return tied points in (which changes when a collection is
+    rebuilt)."""
+    table: dict[PointId, tuple[int, float]] = {}
     previous: float | None = None
     rank = 0
     for position, point in enumerate(points, start=1):
-        if point.score != previous:
-            rank, previous = position, point.score
-        ranks[point.id] = rank
-    return ranks
+        score = point.score
+        if score != previous:
+            rank, previous = position, score
+        table[point.id] = (rank, score)
+    return table
+
+
+_ABSENT = (None, None)  # a point's rank and score in a source's list that does not hold it
 
 
 def stable_order(hits: list[Hit]) -> list[Hit]:
@@ -578,22 +583,17 @@ class HybridDocumentStore(ABC):
                 query = self._with_feedback(query)
             fused, *alone = self._query_batch(query, plan(query))
             passages = self._passages_of(query, fused)
-        named = list(zip(sources, [competition_ranks(points) for points in alone], strict=True))
-        score_of = [(name, {p.id: p.score for p in points}) for name, points in zip(sources, alone, strict=True)]
+        tables = [(name, ranked(points)) for name, points in zip(sources, alone, strict=True)]
         normalized = normalizer(query, len(sources))
-        hits = [
-            Hit(
-                payload=point.payload or {},
-                fused_score=point.score,
-                score=normalized(point.score),
-                ranks={name: ranks.get(point.id) for name, ranks in named},
-                source_scores={
-                    **{name: scores.get(point.id) for name, scores in score_of},
-                    **({TERMS: term_share(query, point.terms)} if query.with_terms else {}),
-                },
-            )
-            for point in fused
-        ]
+        hits = []
+        for point in fused:  # per hit, each source's rank and own score: 50 hits x 2 sources on every call
+            ranks: dict[str, int | None] = {}
+            scores: dict[str, float | None] = {}
+            for name, table in tables:
+                ranks[name], scores[name] = table.get(point.id, _ABSENT)
+            if query.with_terms:
+                scores[TERMS] = term_share(query, point.terms)
+            hits.append(Hit(point.payload or {}, point.score, normalized(point.score), ranks, scores))
         if passages is not None:
             hits = rescored(hits, passages, query.passage_weight, [point.id for point in fused])
         return stable_order(hits)

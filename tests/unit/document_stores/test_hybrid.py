@@ -8,10 +8,10 @@ from haygate.document_stores.hybrid import (
     HybridQuery,
     RankedList,
     ScoredPoint,
-    competition_ranks,
     dbsf_scaled,
     normalized_score,
     plan,
+    ranked,
     rescored,
     stable_order,
 )
@@ -37,7 +37,7 @@ def test_plan_fuses_first_then_ranks_each_source_alone() -> None:
 
 def test_tied_scores_share_a_rank() -> None:
     points = [ScoredPoint(i, s, None) for i, s in (("a", 3.0), ("b", 2.0), ("c", 2.0), ("d", 1.0))]
-    assert competition_ranks(points) == {"a": 1, "b": 2, "c": 2, "d": 4}
+    assert ranked(points) == {"a": (1, 3.0), "b": (2, 2.0), "c": (2, 2.0), "d": (4, 1.0)}
 
 
 def test_stable_order_breaks_ties_by_best_rank_then_id() -> None:
