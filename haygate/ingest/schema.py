@@ -75,6 +75,13 @@ class StorageSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     hnsw_m: int | None = Field(default=None, ge=4, le=128, description="HNSW edges per node (Edge default 16).")
     hnsw_ef_construct: int | None = Field(default=None, ge=4, le=1024, description="HNSW build candidates (100).")
+    hnsw_payload_m: int | None = Field(
+        default=None,
+        ge=0,
+        le=128,
+        description="Edges per node of the extra graphs built for each keyword value held by more points than "
+        "the full-scan threshold (None: hnsw_m; 0: none, so filtered searches use the main graph).",
+    )
     full_scan_threshold_kb: int | None = Field(
         default=None, ge=1, description="Below this many KB of vectors a filtered search scans instead of HNSW."
     )

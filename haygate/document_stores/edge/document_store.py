@@ -176,7 +176,7 @@ class EdgeDocumentStore(HybridDocumentStore):
         :param passages: the shard holds a multivector of passage embeddings per document (`text-passages`,
             MaxSim, no HNSW graph: it only rescores candidates the other vectors found).
         :param storage: Edge indexing settings (`StorageSettings` of the collection schema: hnsw_m,
-            hnsw_ef_construct, full_scan_threshold_kb, indexing_threshold_kb, max_segment_size_kb,
+            hnsw_ef_construct, hnsw_payload_m, full_scan_threshold_kb, indexing_threshold_kb, max_segment_size_kb,
             default_segment_number, max_indexing_threads, vector_memory, quantization); unset ones keep
             Edge's defaults.
         """
@@ -249,12 +249,15 @@ class EdgeDocumentStore(HybridDocumentStore):
         """The shard's vector layout and indexing settings, as the collection's YAML declares them."""
         settings = {key: value for key, value in self.storage.items() if isinstance(value, int)}
         hnsw = None
-        if {"hnsw_m", "hnsw_ef_construct", "full_scan_threshold_kb", "max_indexing_threads"} & set(settings):
+        if {"hnsw_m", "hnsw_ef_construct", "hnsw_payload_m", "full_scan_threshold_kb", "max_indexing_threads"} & set(
+            settings
+        ):
             hnsw = qe.HnswIndexConfig(
                 m=settings.get("hnsw_m", 16),
                 ef_construct=settings.get("hnsw_ef_construct", 100),
                 full_scan_threshold=settings.get("full_scan_threshold_kb", 10_000),
                 max_indexing_threads=settings.get("max_indexing_threads", 0),
+                payload_m=settings.get("hnsw_payload_m"),
             )
         optimizers = None
         if {"indexing_threshold_kb", "max_segment_size_kb", "default_segment_number"} & set(settings):

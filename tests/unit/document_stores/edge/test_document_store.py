@@ -384,7 +384,13 @@ class TestFaults:
 
 
 def test_indexing_settings_from_yaml_reach_the_shard_and_survive_reopening(tmp_path: Path) -> None:
-    storage = {"hnsw_m": 8, "hnsw_ef_construct": 64, "indexing_threshold_kb": 1, "full_scan_threshold_kb": 1}
+    storage = {
+        "hnsw_m": 8,
+        "hnsw_ef_construct": 64,
+        "hnsw_payload_m": 0,
+        "indexing_threshold_kb": 1,
+        "full_scan_threshold_kb": 1,
+    }
     store = EdgeDocumentStore("tuned", str(tmp_path), embedding_dim=4, storage=storage)
     store.write_documents([Document(id=str(i), content=f"doc {i}", embedding=[1.0, i, 0.5, 0.1]) for i in range(50)])
     assert store.needs_optimizing()
@@ -393,6 +399,7 @@ def test_indexing_settings_from_yaml_reach_the_shard_and_survive_reopening(tmp_p
     store.close()
     config = json.loads((tmp_path / "tuned" / "edge_config.json").read_text())
     assert config["hnsw_config"]["m"] == 8 and config["hnsw_config"]["ef_construct"] == 64
+    assert config["hnsw_config"]["payload_m"] == 0
     reopened = EdgeDocumentStore("tuned", str(tmp_path), embedding_dim=4, storage={**storage, "hnsw_m": 12})
     assert reopened.count_documents() == 50
     reopened.close()
