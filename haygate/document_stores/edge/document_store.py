@@ -160,6 +160,7 @@ class EdgeDocumentStore(HybridDocumentStore):
 
     _pool: ClassVar[dict[Path, _OpenShard]] = {}
     _pool_lock: ClassVar[threading.Lock] = threading.Lock()
+    fuses_rrf_here: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -775,12 +776,17 @@ class EdgeDocumentStore(HybridDocumentStore):
         with self._edge("searching"):
             answers = self.shard.query_batch(qe.QueryBatchRequest(batch))
         return [
-            [
-                ScoredPoint(p.id, p.score, p.payload, sparse_terms(p.vector) if request.with_terms else None)
-                for p in points
-            ]
+            [ScoredPoint(p.id, p.score, p.payload, sparse_terms(p.vector)) for p in points]
+            if request.with_terms
+            else [ScoredPoint(p.id, p.score, p.payload) for p in points]
             for points, request in zip(answers, requests, strict=True)
         ]
+
+    def _payloads_of(self, point_ids: list[PointId], selector: list[str] | bool) -> dict[PointId, dict[str, Any]]:
+        ids: list[int | UUID | str] = list(point_ids)  # type: ignore[arg-type]
+        with self._edge("reading"):
+            records = self.shard.retrieve(ids, with_payload=selector, with_vector=False)
+        return {record.id: record.payload or {} for record in records}
 
     def _passage_scores(self, vector: list[float], point_ids: list[PointId]) -> dict[PointId, float]:
         """Each point's best passage cosine to `vector` (MaxSim of a one-vector query), for these points."""
