@@ -6,13 +6,14 @@ variadic `metadata` socket; the formatter only selects the declared keys. Empty 
 silent: the message names the collection to ingest, or the filters to relax.
 """
 
+from collections.abc import Callable
 from typing import Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
 from haystack.core.component.types import Variadic
 
 from haygate.errors import ConfigurationError
-from haygate.text.paths import check_document_path, document_value
+from haygate.text.paths import check_document_path, document_reader
 
 DEFAULT_METADATA = ["query", "filters", "result_count", "reranked", "message"]
 SPREAD = "*"
@@ -52,6 +53,7 @@ class ResponseFormatter:
             sends to the `metadata` socket.
         :param no_results_message: the tool's own message when nothing matched (the collection is not empty).
         """
+        self._readers: list[tuple[str, Callable[[Document], Any], Callable[[Any], Any] | None]] = []
         for name, spec in fields.items():
             path, conversion = _field_spec(name, spec)
             try:
@@ -61,6 +63,7 @@ class ResponseFormatter:
             if conversion is not None and conversion not in CONVERSIONS:
                 msg = f"formatter: field '{name}': unknown `as: {conversion}`; use one of {', '.join(CONVERSIONS)}"
                 raise ConfigurationError(msg)
+            self._readers.append((name, document_reader(path), CONVERSIONS[conversion] if conversion else None))
         self.collection = collection
         self.fields = dict(fields)
         self.results_key = results_key
@@ -127,11 +130,10 @@ class ResponseFormatter:
 
     def _result(self, document: Document) -> dict[str, Any]:
         result: dict[str, Any] = {}
-        for name, spec in self.fields.items():
-            path, conversion = _field_spec(name, spec)
-            value = document_value(document, path)
-            if conversion is not None:
-                value = CONVERSIONS[conversion](value)
+        for name, read, convert in self._readers:
+            value = read(document)
+            if convert is not None:
+                value = convert(value)
             if name == SPREAD:
                 result.update(value if isinstance(value, dict) else {})
             else:

@@ -4,6 +4,8 @@ A document path is `id`, `content`, `score` or `meta.<key>[.<key>...]`, the same
 payloads and filters use. This is the one place that walks them.
 """
 
+from collections.abc import Callable
+from operator import attrgetter
 from typing import Any, Protocol
 
 DOCUMENT_FIELDS = ("id", "content", "score")
@@ -38,11 +40,25 @@ def check_document_path(path: str) -> str:
     return path
 
 
+def document_reader(path: str) -> Callable[[HasFields], Any]:
+    """What reads a document path from a document, the path checked and split once: for code that reads the
+    same paths of many documents (a formatter's fields, 10 results x 9 fields a call)."""
+    if path in DOCUMENT_FIELDS:
+        return attrgetter(path)
+    keys = check_document_path(path).removeprefix("meta.").split(".")
+
+    def read(document: HasFields) -> Any:
+        value: Any = document.meta
+        for key in keys:
+            value = value.get(key) if isinstance(value, dict) else None
+        return value
+
+    return read
+
+
 def document_value(document: HasFields, path: str) -> Any:
     """Value at a document path; `meta.a.b` walks nested meta."""
-    if path in DOCUMENT_FIELDS:
-        return getattr(document, path)
-    return value_at(document.meta, check_document_path(path).removeprefix("meta."))
+    return document_reader(path)(document)
 
 
 def document_text(document: HasFields, path: str) -> str:
