@@ -1,4 +1,4 @@
-"""`HybridRetriever`: dense + BM25 (sparse vector and/or text index), fused as Qdrant fuses them.
+"""`HybridRetriever`: dense + BM25 (sparse vector and/or text index) fused inside Qdrant.
 
 Thin, as qdrant-haystack's retrievers are: it checks its store, keeps settings, checks filter fields
 against the collection's indexes and calls the store's `hybrid_search`. Each returned Document carries

@@ -5,11 +5,6 @@ of some payload fields. `plan` turns it into ranked lists: the fused one (every 
 same filter, then fused by RRF, DBSF or a weighted score sum) and each source alone, whose ranks become
 every hit's provenance. A backend only translates those lists into its own requests and runs them as one
 batch (`HybridDocumentStore._query_batch`); what comes back becomes `Hit`s here, in a stable order.
-
-An engine in this process (Qdrant Edge) is asked for the sources' own lists alone when the fusion is RRF:
-`rrf` fuses them here with Qdrant's arithmetic, to the bit, and only the fused hits' payloads are read. The
-fused request would have ranked the same lists a second time inside the engine (1.5 of its 3 ms a
-`search_docs` call). A Qdrant server still fuses: there a second request would cost a round trip.
 """
 
 import json
@@ -126,7 +121,8 @@ class RankedList:
 
 
 PointId = Hashable
-"""A point's id as its backend hands it over (Edge: a `UUID`; a server: a string), compared, never printed."""
+"""A point's id as a backend names it in a search (Edge: its UUID's 128-bit int; a server: the string it
+hands over), compared, never printed."""
 
 
 # ScoredPoint and Hit are not frozen: a search makes about 300 of them, and a frozen dataclass's __init__ sets
@@ -193,24 +189,6 @@ def ranked(points: list[ScoredPoint]) -> dict[PointId, tuple[int, float]]:
 
 
 _ABSENT = (None, None)  # a point's rank and score in a source's list that does not hold it
-
-
-def rrf(lists: list[list[ScoredPoint]], weights: list[float], k: int) -> dict[PointId, float]:
-    """Qdrant's weighted reciprocal rank fusion of these lists, to the bit: the point at 1-based position p of
-    a list weighted w scores `1 / (k + p / w - 1)` there (`1 / (k + p - 1)` at weight 1), in float32, summed
-    over the lists in their order. Checked against the engine's own fused scores (tests/integration/
-    test_local_fusion.py)."""
-    slot: dict[PointId, int] = {}
-    for points in lists:
-        for point in points:
-            slot.setdefault(point.id, len(slot))
-    total = np.zeros(len(slot), dtype=np.float32)
-    one, constant = np.float32(1), np.float32(k)
-    for points, weight in zip(lists, weights, strict=True):
-        if points:
-            positions = np.arange(1, len(points) + 1, dtype=np.float32)
-            total[[slot[point.id] for point in points]] += one / (constant + positions / np.float32(weight) - one)
-    return dict(zip(slot, total.tolist(), strict=True))
 
 
 def stable_order(hits: list[Hit]) -> list[Hit]:
@@ -370,9 +348,6 @@ class HybridDocumentStore(ABC):
     payload_indexes: dict[str, str]
     text_fields: list[str]
     passages: bool = False  # the collection keeps a passage multivector per document (`text-passages`)
-    fuses_rrf_here: ClassVar[bool] = False
-    """Ask the engine for the sources' lists alone and fuse them here (`rrf`): for an engine in this process,
-    where ranking the lists again to fuse them is engine time; a server fuses in the same round trip."""
 
     _locks: ClassVar[dict[str, ReadWriteLock]] = {}
     _locks_guard: ClassVar[threading.Lock] = threading.Lock()
@@ -591,8 +566,8 @@ class HybridDocumentStore(ABC):
         return [value for _, value in ordered[from_ : from_ + size]], len(ordered)
 
     def hybrid_search(self, query: HybridQuery) -> list[Hit]:
-        """Rank each source of `query` alone, for provenance, and fuse them (in Qdrant, or here with Qdrant's
-        arithmetic: `_fused_and_alone`); then rescore by passages when the query asks."""
+        """Fuse every source of `query` inside Qdrant, and rank each source alone for provenance; then
+        rescore by passages when the query asks."""
         query.validate()
         sources = query.sources()
         if not sources:
@@ -609,7 +584,7 @@ class HybridDocumentStore(ABC):
         with self._lock.reading():
             if query.feedback_documents and query.dense is not None:
                 query = self._with_feedback(query)
-            fused, alone = self._fused_and_alone(query)
+            fused, *alone = self._query_batch(query, plan(query))
             passages = self._passages_of(query, fused)
         tables = [(name, ranked(points)) for name, points in zip(sources, alone, strict=True)]
         normalized = normalizer(query, len(sources))
@@ -625,31 +600,6 @@ class HybridDocumentStore(ABC):
         if passages is not None:
             hits = rescored(hits, passages, query.passage_weight, [point.id for point in fused])
         return stable_order(hits)
-
-    def _fused_and_alone(self, query: HybridQuery) -> tuple[list[ScoredPoint], list[list[ScoredPoint]]]:
-        """The plan's fused list and each source's own list, fused here (`rrf`) where the backend says so."""
-        fused_request, *alone_requests = plan(query)
-        local = (
-            self.fuses_rrf_here
-            and query.fusion == "rrf"
-            and len(alone_requests) > 1
-            and not fused_request.with_terms
-            and fused_request.score_threshold is None
-        )
-        if not local:
-            fused, *alone = self._query_batch(query, [fused_request, *alone_requests])
-            return fused, alone
-        alone = self._query_batch(query, alone_requests)
-        scores = rrf(alone, query.weight_list(), query.rrf_k)
-        best: dict[PointId, int] = {}  # each point's best position in any list: a tie at the cut goes to it
-        for points in alone:
-            for position, point in enumerate(points, start=1):
-                best[point.id] = min(best.get(point.id, position), position)
-        ordered = sorted(scores, key=lambda point_id: (-scores[point_id], best[point_id], point_id))
-        kept = ordered[: fused_request.limit]
-        payloads = self._payloads_of(kept, fused_request.with_payload)
-        fused = [ScoredPoint(i, scores[i], payloads[i]) for i in kept if i in payloads]
-        return fused, alone
 
     def _passages_of(self, query: HybridQuery, fused: list[ScoredPoint]) -> dict[PointId, float] | None:
         """The candidates' best-passage cosines, when the query rescores by passages (None otherwise)."""
@@ -687,11 +637,6 @@ class HybridDocumentStore(ABC):
         return replace(query, dense=moved.tolist(), feedback_documents=0, original_dense=query.dense)
 
     # -- what a backend does (called with the lock held) -----------------------------------------
-
-    def _payloads_of(self, point_ids: list[PointId], selector: list[str] | bool) -> dict[PointId, dict[str, Any]]:
-        """The payloads (whole, or these paths) of these points, by point id; only a backend that
-        `fuses_rrf_here` is asked."""
-        raise NotImplementedError(f"{type(self).__name__} fuses inside the engine")
 
     @abstractmethod
     def _passage_scores(self, vector: list[float], point_ids: list[PointId]) -> dict[PointId, float]:

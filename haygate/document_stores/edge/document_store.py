@@ -160,7 +160,6 @@ class EdgeDocumentStore(HybridDocumentStore):
 
     _pool: ClassVar[dict[Path, _OpenShard]] = {}
     _pool_lock: ClassVar[threading.Lock] = threading.Lock()
-    fuses_rrf_here: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -776,21 +775,15 @@ class EdgeDocumentStore(HybridDocumentStore):
         with self._edge("searching"):
             answers = self.shard.query_batch(qe.QueryBatchRequest(batch))
         return [
-            [ScoredPoint(p.id, p.score, p.payload, sparse_terms(p.vector)) for p in points]
+            [ScoredPoint(_key(p.id), p.score, p.payload, sparse_terms(p.vector)) for p in points]
             if request.with_terms
-            else [ScoredPoint(p.id, p.score, p.payload) for p in points]
+            else [ScoredPoint(_key(p.id), p.score, p.payload) for p in points]
             for points, request in zip(answers, requests, strict=True)
         ]
 
-    def _payloads_of(self, point_ids: list[PointId], selector: list[str] | bool) -> dict[PointId, dict[str, Any]]:
-        ids: list[int | UUID | str] = list(point_ids)  # type: ignore[arg-type]
-        with self._edge("reading"):
-            records = self.shard.retrieve(ids, with_payload=selector, with_vector=False)
-        return {record.id: record.payload or {} for record in records}
-
     def _passage_scores(self, vector: list[float], point_ids: list[PointId]) -> dict[PointId, float]:
         """Each point's best passage cosine to `vector` (MaxSim of a one-vector query), for these points."""
-        ids: set[int | UUID | str] = set(point_ids)  # type: ignore[arg-type]
+        ids: set[int | UUID | str] = set(_point_uuids(point_ids))
         request = qe.QueryRequest(
             limit=len(ids),
             query=qe.Query.Nearest([list(vector)], using=PASSAGE_VECTORS_NAME),
@@ -799,12 +792,11 @@ class EdgeDocumentStore(HybridDocumentStore):
         )
         with self._edge("searching"):
             points = self.shard.query(request)
-        return {p.id: p.score for p in points}
+        return {_key(p.id): p.score for p in points}
 
     def _dense_vectors(self, point_ids: list[PointId]) -> list[list[float]]:
-        ids: list[int | UUID | str] = list(point_ids)  # type: ignore[arg-type]
         with self._edge("searching"):
-            records = self.shard.retrieve(ids, False, [DENSE_VECTORS_NAME])
+            records = self.shard.retrieve(_point_uuids(point_ids), False, [DENSE_VECTORS_NAME])
         found = []
         for record in records:
             vector = record.vector.get(DENSE_VECTORS_NAME) if isinstance(record.vector, dict) else None
@@ -885,3 +877,15 @@ class EdgeDocumentStore(HybridDocumentStore):
             if sparse is not None:
                 data["sparse_embedding"] = {"indices": list(sparse.indices), "values": list(sparse.values)}
         return Document.from_dict(data)
+
+
+def _key(point_id: int | UUID | str) -> int:
+    """How a search names an Edge point (`ScoredPoint.id`): its UUID's 128-bit int. Edge's points are all UUIDs
+    (`convert_id`), and hashing a `UUID` runs Python code: a search of 50 fused hits over two lists of 100
+    hashes its ids about 1,800 times."""
+    return point_id.int  # type: ignore[union-attr]
+
+
+def _point_uuids(keys: list[PointId]) -> list[int | UUID | str]:
+    """The shard's ids of the points a search named by `_key`."""
+    return [f"{key:032x}" for key in keys]
