@@ -35,6 +35,9 @@ ParamType = Literal["string", "integer", "number", "boolean", "object", "array",
 # Every argument is bounded. A declaration sets its own bounds; where it is silent, these apply, so no tool
 # takes a 10 MB string, a million-item array or an integer past what JSON clients can represent.
 DEFAULT_MAX_LENGTH = 1000  # characters of a string or id (and of each string item of an array)
+# A string with a character that Python's str.strip() keeps: Unicode whitespace and the separators \x1c-\x1f
+# (which strip() removes too) are not enough.
+NOT_BLANK = r"[^\s\x1c-\x1f]"
 DEFAULT_MAX_ITEMS = 100  # items of an array
 DEFAULT_MAX_PROPERTIES = 100  # keys of an object
 SAFE_INTEGER = 2**53 - 1  # JSON's safe integer range (RFC 8259 section 6): the default bounds of a number
@@ -194,6 +197,8 @@ class ToolDeclaration(BaseModel):
                 "le": highest,
                 "min_length": spec.min_length if spec.min_length is not None else spec.min_items,
                 "max_length": _max_length(spec),
+                # a string that must have a character must have one that is not a space: tools strip their text
+                "pattern": NOT_BLANK if spec.type == "string" and (spec.min_length or 0) >= 1 else None,
             }
             # The bounds go on the type itself, so that an optional parameter's schema keeps them inside its
             # `anyOf` (on the Field they would come out as the non-schema keys `ge`/`le`).

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 from haygate.components.response_formatter import ResponseFormatter, documents_envelope
 from haygate.errors import ConfigurationError, HaygateError, InternalError, InvalidRequestError, NotFoundError, cause_of
 from haygate.gateway.catalog import load_catalog
-from haygate.gateway.declarations import ToolDeclaration
+from haygate.gateway.declarations import NOT_BLANK, ToolDeclaration
 from haygate.gateway.loader import LoadedPipeline, Loader
 from haygate.gateway.writer import Writer
 
@@ -54,6 +54,8 @@ def validation_details(error: ValidationError, declaration: ToolDeclaration) -> 
         if problem["type"] == "extra_forbidden":
             entry["message"] = f"unknown parameter; allowed: {', '.join(declaration.parameters)}"
         elif spec is not None:
+            if problem["type"] == "string_pattern_mismatch" and problem.get("ctx", {}).get("pattern") == NOT_BLANK:
+                entry["message"] = "must have a character other than spaces"
             entry["expected"] = spec.type if spec.type != "array" else f"array of {spec.items or 'string'}"
             if spec.enum is not None or spec.item_enum is not None:
                 entry["allowed"] = spec.enum if spec.enum is not None else spec.item_enum

@@ -70,6 +70,25 @@ def test_arguments_are_validated_against_the_declaration(gateway: Gateway) -> No
         gateway.call("search", ["x"])
 
 
+def test_a_blank_text_is_refused_as_the_schema_says(gateway: Gateway) -> None:
+    """A required text with at least one character must have one that is not a space: the schema says so
+    (so a fuzzer or a client reading it never sends what the tool would refuse), and the error names it."""
+    schema = gateway.tools["search"].arguments_model.model_json_schema()["properties"]["query"]
+    assert schema["minLength"] == 1 and schema["pattern"] == "[^\\s\\x1c-\\x1f]"
+    for blank in (" ", "\t\n", "\u00a0\u3000", "\x1c"):
+        with pytest.raises(InvalidRequestError) as caught:
+            gateway.call("search", {"query": blank})
+        assert caught.value.details["errors"] == [
+            {
+                "field": "query",
+                "problem": "string_pattern_mismatch",
+                "message": "must have a character other than spaces",
+                "expected": "string",
+            }
+        ]
+    assert gateway.call("search", {"query": " dropdown "})["results"]
+
+
 def test_component_errors_keep_their_position_and_hint(gateway: Gateway) -> None:
     with pytest.raises(InvalidRequestError) as caught:
         gateway.call("search", {"query": "(crash", "match_mode": "raw"})
@@ -103,6 +122,7 @@ def test_errors_name_the_callers_parameter_not_the_socket(settings: Settings, tm
     declaration = yaml.safe_load((home / "configs" / "tools" / "search.yaml").read_text())
     declaration["name"] = "find"
     declaration["parameters"]["keywords"] = declaration["parameters"].pop("query")
+    del declaration["parameters"]["keywords"]["min_length"]  # a blank text then reaches the query builder
     (home / "configs" / "tools" / "search.yaml").write_text(yaml.safe_dump(declaration))
     with Loader(settings.model_copy(update={"home": home})) as loader:
         gateway = Gateway.load(loader)
