@@ -130,7 +130,7 @@ async def test_entity_and_product_scoping(gateway: Gateway) -> None:
         ({"query": "android AND", "match_mode": "raw"}, "'AND' needs a term after it at 9"),
         ({"query": "*crash", "match_mode": "raw"}, "'*' without a word before it at 1"),
         ({"query": "(" * 247 + "crash" + ")" * 247, "match_mode": "raw"}, "more than 32 nested parentheses"),
-        ({"query": "   "}, "'query' must be a non-empty string"),
+        ({"query": "   "}, "query: must have a character other than spaces"),
         ({"query": "crash", "entities": ["issues"]}, "'product', 'feature', 'test' or 'bug'"),
         ({"query": "crash", "limit": 101}, "limit"),
     ],
