@@ -972,7 +972,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (log, data) even when all passed")
     args = parser.parse_args(argv)
     if args.sample_every is None:
-        args.sample_every = max(1.0, args.duration / 300)
+        args.sample_every = max(0.25, args.duration / 300)  # a short soak's second server life lasts seconds
     work = Path(tempfile.mkdtemp(prefix="haygate-soak-"))
     home = snapshot(args.home.resolve(), work)
     data_dir = args.data_dir.resolve() if args.data_dir else ingested_samples(home, work)
