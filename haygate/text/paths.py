@@ -22,8 +22,12 @@ class HasFields(Protocol):
 
 def value_at(data: Any, path: str) -> Any:
     """The value at a dotted path in nested mappings; None where any step is missing or not a mapping."""
+    return _walk(data, path.split("."))
+
+
+def _walk(data: Any, keys: list[str]) -> Any:
     value = data
-    for key in path.split("."):
+    for key in keys:
         value = value.get(key) if isinstance(value, dict) else None
     return value
 
@@ -46,14 +50,7 @@ def document_reader(path: str) -> Callable[[HasFields], Any]:
     if path in DOCUMENT_FIELDS:
         return attrgetter(path)
     keys = check_document_path(path).removeprefix("meta.").split(".")
-
-    def read(document: HasFields) -> Any:
-        value: Any = document.meta
-        for key in keys:
-            value = value.get(key) if isinstance(value, dict) else None
-        return value
-
-    return read
+    return lambda document: _walk(document.meta, keys)
 
 
 def document_value(document: HasFields, path: str) -> Any:
