@@ -7,10 +7,12 @@
   cosine similarity, so `SkillCoverageRanker` can match "container orchestration" to Kubernetes with a
   threshold set at query time (calibrating needs no re-index).
 
-Its second output, `phrases`, is every short phrase of each CV as a document of its own (`document_type:
-phrase`, the CV's `record_id` and `record_hash`, the vector already computed), written beside the CV's
-chunks: a requested skill outside the vocabulary is then matched against what each CV says, by a vector
-search over these phrases, and they are replaced and deleted with their CV.
+Its second output, `phrases`, is every distinct short phrase of the batch's CVs as a document of its own
+(`document_type: phrase`, the vector already computed), written beside the CV's chunks: a requested skill
+outside the vocabulary is then matched against what the CVs say, by a vector search over these phrases. A
+phrase is stored once however many CVs say it, and names them in `meta.record_ids` (the ones stored before
+merged with the batch's), so the collection grows by the phrases no CV said before, not by 150 a CV; ingest
+takes a deleted or replaced CV off those lists (`haygate.ingest.indexer.remove_records`).
 """
 
 import dataclasses
@@ -26,7 +28,9 @@ from haystack import Document, component, default_from_dict, default_to_dict
 from components.cv_profile import PHRASE, PHRASE_WORDS, SkillVocabulary, cv_profile, phrases
 from haygate.components.dense_text_embedder import DenseTextEmbedder
 from haygate.components.models import DEFAULT_MODEL
+from haygate.document_stores.hybrid import HybridDocumentStore, check_store
 from haygate.errors import InvalidRecordError
+from haygate.ingest.mapping import RECORD_ID, SHARED_BY
 
 
 @component
@@ -38,6 +42,7 @@ class CvProfiler:
         floor: float = 0.5,
         phrase_words: int = PHRASE_WORDS,
         model_cache_dir: Path | None = None,
+        document_store: HybridDocumentStore | None = None,
     ) -> None:
         """
         :param vocabulary: the skill vocabulary file (relative paths are resolved against the haygate home).
@@ -45,12 +50,16 @@ class CvProfiler:
         :param floor: similarities below this are not stored; the ranker's threshold must not be lower.
         :param phrase_words: the longest phrase, in words.
         :param model_cache_dir: where the model's ONNX export is kept; the loader sets it beside the data.
+        :param document_store: the collection the phrases are written to. Each phrase's CVs are merged with
+            those it already names there; without it a phrase names the batch's CVs alone, and writing it
+            would drop the others (for a profiler run on its own, as in tests).
         """
         self.vocabulary = str(vocabulary)
         self.model = model
         self.floor = floor
         self.phrase_words = phrase_words
         self.model_cache_dir = None if model_cache_dir is None else str(model_cache_dir)
+        self.document_store = None if document_store is None else check_store(document_store, "CV profiler")
         self._embedder = DenseTextEmbedder(model=model, model_cache_dir=model_cache_dir)
         self._vocabulary: SkillVocabulary | None = None
         self._skill_vectors: np.ndarray | None = None
@@ -64,6 +73,7 @@ class CvProfiler:
             floor=self.floor,
             phrase_words=self.phrase_words,
             model_cache_dir=self.model_cache_dir,
+            document_store=self.document_store,
         )
 
     @classmethod
@@ -93,14 +103,43 @@ class CvProfiler:
         unique = list(dict.fromkeys(p for ps in cv_phrases for p in ps))
         vectors = self._phrase_vectors(unique)
         row = {p: i for i, p in enumerate(unique)}
-        profiled, phrase_documents = [], []
+        profiled = []
         for document, profile, found in zip(documents, profiles, cv_phrases, strict=True):
             evidence = self._evidence(found, vectors, row, profile["skills"])
             profiled.append(
                 dataclasses.replace(document, meta={**document.meta, **profile, "skill_semantic": evidence})
             )
-            phrase_documents += _phrase_documents(document, found, vectors, row)
-        return {"documents": profiled, "phrases": phrase_documents}
+        return {"documents": profiled, "phrases": self._phrase_documents(documents, cv_phrases, unique, vectors)}
+
+    def _phrase_documents(
+        self, documents: list[Document], cv_phrases: list[list[str]], unique: list[str], vectors: np.ndarray
+    ) -> list[Document]:
+        """One document per distinct phrase, naming every CV that says it: those stored before, less the
+        batch's own CVs (each is profiled afresh here: a new version may no longer say it), plus the batch's
+        CVs that say it."""
+        batch = [str(d.meta.get(RECORD_ID, d.id)) for d in documents]
+        holders: dict[str, list[str]] = {phrase: [] for phrase in unique}
+        for record, found in zip(batch, cv_phrases, strict=True):
+            for phrase in found:
+                holders[phrase].append(record)
+        ids = {phrase: phrase_id(phrase) for phrase in unique}
+        if self.document_store is not None and unique:
+            replaced = set(batch)
+            stored = {
+                d.id: d.meta.get(SHARED_BY) or [] for d in self.document_store.get_documents_by_id(list(ids.values()))
+            }
+            for phrase, point in ids.items():
+                kept = [rid for rid in stored.get(point, ()) if rid not in replaced]
+                holders[phrase] = sorted({*kept, *holders[phrase]})
+        return [
+            Document(
+                id=ids[phrase],
+                content=phrase,
+                meta={"document_type": PHRASE, SHARED_BY: holders[phrase]},
+                embedding=vector.tolist(),
+            )
+            for phrase, vector in zip(unique, vectors, strict=True)
+        ]
 
     def _phrase_vectors(self, unique: list[str]) -> np.ndarray:
         """One row per phrase. CVs share many phrases (headings, "Email me on Indeed", common duties: 28 % of
@@ -134,23 +173,12 @@ class CvProfiler:
         return evidence
 
 
-PHRASE_META = ("record_id", "record_hash", "name")
-RECENT_PHRASES = 20_000  # phrase vectors kept between batches: 30 MB
+RECENT_PHRASES = 50_000  # phrase vectors kept between batches: 75 MB
 
 
-def _phrase_documents(cv: Document, found: list[str], vectors: np.ndarray, row: dict[str, int]) -> list[Document]:
-    """One document per phrase of a CV, with the CV's identity (so it is replaced and deleted with the CV)."""
-    meta = {key: cv.meta[key] for key in PHRASE_META if key in cv.meta}
-    record = str(cv.meta.get("record_id", cv.id))
-    return [
-        Document(
-            id=f"{record}#phrase:{hashlib.sha1(phrase.encode()).hexdigest()[:16]}",
-            content=phrase,
-            meta={**meta, "document_type": PHRASE},
-            embedding=vectors[row[phrase]].tolist(),
-        )
-        for phrase in found
-    ]
+def phrase_id(phrase: str) -> str:
+    """The one id of a phrase's point in a collection, whichever CVs say it."""
+    return f"phrase:{hashlib.sha1(phrase.encode()).hexdigest()[:16]}"
 
 
 def _as_of(document: Document) -> dt.date | None:

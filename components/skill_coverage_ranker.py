@@ -28,6 +28,7 @@ from haygate.components.dense_text_embedder import DenseTextEmbedder
 from haygate.components.models import DEFAULT_MODEL
 from haygate.document_stores.hybrid import DENSE, HybridDocumentStore, HybridQuery, check_store
 from haygate.errors import ConfigurationError
+from haygate.ingest.mapping import SHARED_BY
 
 PROFILE_FIELDS = (  # what matching and the result read of a CV, besides its text
     "record_id",
@@ -94,7 +95,7 @@ class SkillCoverageRanker:
         :param model_cache_dir: where the model's ONNX export is kept; the loader sets it beside the data.
         :param phrase_threshold: cosine similarity between the requested wording and a CV phrase that counts
             as a semantic match (None: phrases are not searched).
-        :param phrase_limit: the most similar phrases read per requested skill.
+        :param phrase_limit: the most similar phrases read per requested skill (each names every CV that says it).
         :param max_candidates: the most CVs read per call (retrieved ones first, then skill holders).
         :param vocabulary_threshold: cosine similarity between the requested wording and a vocabulary skill's
             description (`Skill (means)`) that maps the request to that skill, so its holders match
@@ -242,7 +243,7 @@ class SkillCoverageRanker:
             dense=self._embedder.embed_many([skill])[0].tolist(),
             filters=_of_type(PHRASE),
             limit=self.phrase_limit,
-            payload_fields=("meta.record_id", "content"),
+            payload_fields=(f"meta.{SHARED_BY}", "content"),
             score_threshold=self.phrase_threshold,  # the engine reads no phrase below it
         )
         found: dict[str, tuple[str, float]] = {}
@@ -250,8 +251,9 @@ class SkillCoverageRanker:
             similarity = hit.source_scores.get(DENSE)
             if similarity is None or similarity < self.phrase_threshold:
                 break  # best first: the rest are further away
-            rid = str(hit.payload["meta"]["record_id"])
-            found.setdefault(rid, (str(hit.payload.get("content", "")), float(similarity)))
+            said = (str(hit.payload.get("content", "")), float(similarity))
+            for rid in hit.payload["meta"].get(SHARED_BY) or []:  # every CV that says this phrase
+                found.setdefault(str(rid), said)
         return found
 
     def _skill_holders(self, skills: list[str], filters: dict[str, Any] | None) -> list[str]:

@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.errors import InvalidRecordError, StorageFullError, cause_of
-from haygate.ingest.mapping import RECORD_HASH, RECORD_ID, to_document
+from haygate.ingest.mapping import RECORD_HASH, RECORD_ID, SHARED_BY, to_document
 from haygate.ingest.readers import SourceRecord, count_records, read_records
 from haygate.ingest.report import BATCH_RECORDS, PROGRESS_SECONDS, IngestReport, Pacer, Refusal
 from haygate.ingest.schema import CollectionSchema
@@ -293,8 +293,32 @@ def delete_records(store: HybridDocumentStore, record_ids: list[str]) -> tuple[i
     stored = stored_records(store, record_ids)
     missing = [rid for rid in record_ids if rid not in stored]
     found = [rid for rid in record_ids if rid not in missing]
-    deleted = store.delete_by_filter(_records_filter(found)) if found else 0
+    deleted = remove_records(store, found) if found else 0
     return deleted, missing
+
+
+def remove_records(store: HybridDocumentStore, record_ids: list[str]) -> int:
+    """Delete the records' own points, and take the records off the points they share with others
+    (`meta.record_ids`), deleting those that no record holds any more. Inside `store.batch()` the changes are
+    computed from what is stored now and applied in order, so a point the batch writes again afterwards ends
+    as written. Returns the points deleted."""
+    deleted = store.delete_by_filter(_records_filter(record_ids))
+    if f"meta.{SHARED_BY}" not in store.payload_indexes:
+        return deleted
+    gone = set(record_ids)
+    shared = store.meta_by_filter(
+        {"field": f"meta.{SHARED_BY}", "operator": "in", "value": record_ids}, fields=[f"meta.{SHARED_BY}"]
+    )
+    orphans = []
+    for point in shared:
+        left = [rid for rid in point.meta.get(SHARED_BY) or [] if rid not in gone]
+        if left:
+            store.update_by_filter({"field": "id", "operator": "==", "value": point.id}, {SHARED_BY: left})
+        else:
+            orphans.append(point.id)
+    if orphans:
+        store.delete_documents(orphans)
+    return deleted + len(orphans)
 
 
 def _records_filter(record_ids: list[str]) -> dict[str, Any]:
@@ -365,7 +389,7 @@ def _changed_only(store: HybridDocumentStore, mapped: list[Mapped], report: Inge
             fresh.append((item, rid in stored_hash))
     changed = [rid for (_, _, document), update in fresh if update for rid in [document.meta[RECORD_ID]]]
     if changed:
-        store.delete_by_filter(_records_filter(changed))
+        remove_records(store, changed)
     return fresh
 
 

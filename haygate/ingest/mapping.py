@@ -19,6 +19,9 @@ from haygate.text.templates import render_line
 
 RECORD_ID = "record_id"
 RECORD_HASH = "record_hash"
+# A point several records share (one CV phrase, stored once for every CV that says it) names them in this
+# list, not in `record_id`: deleting a record takes it off the list, and the point goes with its last record.
+SHARED_BY = "record_ids"
 
 
 def record_text(record: dict[str, Any], schema: CollectionSchema) -> str:

@@ -138,17 +138,22 @@ async def test_a_skill_no_cv_has_still_gets_the_empty_result(gateway: Gateway, n
 
 
 def test_a_cvs_phrases_are_written_and_deleted_with_it(samples_copy: Path) -> None:
+    """Each phrase is stored once and names its CVs: deleting a CV takes it off them, and deletes the phrases
+    no other CV says."""
     from haygate.ingest.indexer import delete_records
 
     with Loader(make_settings(samples_copy)) as loader:
-        collection = loader.collection("candidates")
+        store = loader.store("candidates")
         phrases = {"field": "meta.document_type", "operator": "==", "value": "phrase"}
-        one_cv = {"field": "meta.record_id", "operator": "==", "value": "fx-cv-01"}
-        of_one = {"operator": "AND", "conditions": [phrases, one_cv]}
-        assert collection.store.count_documents(of_one) > 20
-        delete_records(collection.store, ["fx-cv-01"])
-        assert collection.store.count_documents(of_one) == 0
-        assert collection.store.count_documents(phrases) > 0  # the other CVs keep theirs
+        said_by = {"field": "meta.record_ids", "operator": "==", "value": "fx-cv-01"}
+        before, its_own = store.count_documents(phrases), store.meta_by_filter(said_by)
+        only_its = [d.id for d in its_own if d.meta["record_ids"] == ["fx-cv-01"]]
+        assert len(its_own) > 20 and only_its and len(only_its) < len(its_own)  # some are shared
+        with store.batch():
+            delete_records(store, ["fx-cv-01"])
+        assert store.count_documents(said_by) == 0
+        assert store.count_documents(phrases) == before - len(only_its)  # the other CVs keep theirs
+        assert store.get_documents_by_id(only_its) == []
 
 
 async def test_experience_level_filters(gateway: Gateway) -> None:

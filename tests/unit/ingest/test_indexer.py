@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.gateway.loader import Loader
 from haygate.ingest.indexer import delete_records, ingest_files, ingest_records
 from haygate.ingest.readers import read_records, sample_files
@@ -65,8 +66,10 @@ def test_a_record_of_the_wrong_type_is_reported_and_the_rest_land(loader: Loader
     source = write(tmp_path / "cvs.jsonl", cvs)
     report = ingest_files(loader.collection("candidates"), [source], progress=False)
     assert report.errors == [f"{source}:2: field 'as_of': expected an ISO 8601 date or datetime, got 'someday'"]
-    stored = {d.meta["record_id"] for d in loader.store("candidates").meta_by_filter(None)}
-    assert report.written == 2 and stored == {"a", "65a1f0c2e4b0a1b2c3d4e5f6"}
+    stored = {d.meta.get("record_id") for d in loader.store("candidates").meta_by_filter(None)}
+    assert report.written == 2 and None in stored  # the phrases name their CVs in record_ids
+    stored.discard(None)
+    assert stored == {"a", "65a1f0c2e4b0a1b2c3d4e5f6"}
 
 
 def test_delete_records(loader: Loader, tmp_path: Path) -> None:
@@ -117,7 +120,8 @@ def test_an_id_twice_in_one_input_keeps_the_last_and_reingesting_writes_nothing(
 
 
 def test_a_long_then_short_version_of_one_id_leaves_no_stale_chunks(loader: Loader, tmp_path: Path) -> None:
-    """A CV is cut into 350-word windows: the long version's extra chunks must not survive the short one."""
+    """A CV is cut into 350-word windows: the long version's extra chunks must not survive the short one, nor
+    its phrases name the CV any more."""
     collection = loader.collection("candidates")
     long_text = "Python engineer. " + " ".join(f"word{i}" for i in range(400))  # two windows
     cvs = [{"id": "cv-1", "name": "A", "text": long_text}, {"id": "cv-1", "name": "A", "text": "Python engineer."}]
@@ -126,15 +130,50 @@ def test_a_long_then_short_version_of_one_id_leaves_no_stale_chunks(loader: Load
             collection, [write(tmp_path / "cvs.jsonl", cvs)], progress=False, batch_records=batch_records
         )
         assert report.duplicates == 1
-        stored = collection.store.meta_by_filter({"field": "meta.record_id", "operator": "==", "value": "cv-1"})
-        chunks = [d for d in stored if d.meta["document_type"] == "CV"]
-        assert len(chunks) == 1, [c.id for c in chunks]
-        phrases = [d.content or "" for d in stored if d.meta["document_type"] == "phrase"]
-        assert phrases and all(p in "Python engineer." for p in phrases)  # none of the long version's
+        chunks = collection.store.meta_by_filter({"field": "meta.record_id", "operator": "==", "value": "cv-1"})
+        assert len(chunks) == 1 and chunks[0].meta["document_type"] == "CV", [c.id for c in chunks]
+        assert said_by(collection.store, "cv-1") == ["Python engineer"]  # none of the long version's
     write(tmp_path / "long.jsonl", cvs[:1])
     assert ingest_files(collection, [tmp_path / "long.jsonl"], progress=False).updated == 1
     report = ingest_files(collection, [write(tmp_path / "cvs.jsonl", cvs)], progress=False, batch_records=1)
-    stored = collection.store.meta_by_filter({"field": "meta.record_id", "operator": "==", "value": "cv-1"})
-    chunks = [d for d in stored if d.meta["document_type"] == "CV"]
+    chunks = collection.store.meta_by_filter({"field": "meta.record_id", "operator": "==", "value": "cv-1"})
     assert report.updated == 1 and len(chunks) == 1  # the stored long version's chunks are gone too
-    assert len(stored) == 2  # and its phrases: one chunk and one phrase, "Python engineer."
+    assert said_by(collection.store, "cv-1") == ["Python engineer"]
+    assert collection.store.count_documents() == 2  # and its phrases: one chunk and one phrase
+
+
+def said_by(store: HybridDocumentStore, record_id: str) -> list[str]:
+    """The phrases that name this CV."""
+    found = store.meta_by_filter({"field": "meta.record_ids", "operator": "==", "value": record_id})
+    assert all(d.meta["document_type"] == "phrase" for d in found)
+    return sorted(d.content or "" for d in found)
+
+
+def test_a_phrase_is_stored_once_for_every_cv_that_says_it(loader: Loader, tmp_path: Path) -> None:
+    """CVs share phrases: one point each, naming its CVs; a replaced or deleted CV leaves its shared phrases
+    to the others and takes its own with it."""
+    collection, store = loader.collection("candidates"), loader.store("candidates")
+    cvs = [
+        {"id": "cv-1", "name": "A", "text": "Python engineer.\nKept the lights on."},
+        {"id": "cv-2", "name": "B", "text": "Python engineer.\nShipped the billing system."},
+        {"id": "cv-3", "name": "C", "text": "Python engineer."},
+    ]
+    ingest_files(collection, [write(tmp_path / "a.jsonl", cvs[:2])], progress=False)
+    ingest_files(collection, [write(tmp_path / "b.jsonl", cvs[2:])], progress=False)  # merged with those stored
+    shared = [
+        d for d in store.meta_by_filter(None) if d.meta["document_type"] == "phrase" and d.content == "Python engineer"
+    ]
+    assert len(shared) == 1 and shared[0].meta["record_ids"] == ["cv-1", "cv-2", "cv-3"]
+    assert said_by(store, "cv-1") == ["Kept the lights on", "Python engineer"]
+    changed = {**cvs[0], "text": "Kept the lights on."}  # no longer says "Python engineer."
+    assert ingest_files(collection, [write(tmp_path / "c.jsonl", [changed])], progress=False).updated == 1
+    assert said_by(store, "cv-1") == ["Kept the lights on"] and said_by(store, "cv-2") == [
+        "Python engineer",
+        "Shipped the billing system",
+    ]
+    with store.batch():
+        points, missing = delete_records(store, ["cv-1", "cv-2"])
+    assert missing == [] and points == 2 + 2  # their chunks, then the phrases no CV says any more
+    assert said_by(store, "cv-1") == said_by(store, "cv-2") == []
+    phrases = [d for d in store.meta_by_filter(None) if d.meta["document_type"] == "phrase"]
+    assert [(d.content, d.meta["record_ids"]) for d in phrases] == [("Python engineer", ["cv-3"])]
