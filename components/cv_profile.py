@@ -23,6 +23,7 @@ ExperienceLevel = Literal["junior", "mid", "senior", "unknown"]
 MatchMethod = Literal["exact", "alias", "semantic"]
 CV = "CV"  # the document_type of a CV's chunks
 PHRASE = "phrase"  # the document_type of a CV's short phrases, each embedded (written beside its chunks)
+PROFILE = "profile"  # the document_type of a CV's profile alone: its meta without its text, one point a CV
 # What a CV's years rest on: its own stated total; work-history ranges that all have an end ("cv_dates"); ranges
 # "to Present" measured to the record's `as_of`; or, without `as_of`, measured only as far as the CV's latest
 # date, so the years are a lower bound ("open_ended").

@@ -7,7 +7,11 @@
   cosine similarity, so `SkillCoverageRanker` can match "container orchestration" to Kubernetes with a
   threshold set at query time (calibrating needs no re-index).
 
-Its second output, `phrases`, is every distinct short phrase of the batch's CVs as a document of its own
+Its second output, `profiles`, is each CV's profile as a point of its own (`document_type: profile`, the
+CV's meta and profile, no text, no vectors): matching reads a few hundred profiles a call, and a chunk's
+350-word text made each such read five times larger.
+
+Its third output, `phrases`, is every distinct short phrase of the batch's CVs as a document of its own
 (`document_type: phrase`, the vector already computed), written beside the CV's chunks: a requested skill
 outside the vocabulary is then matched against what the CVs say, by a vector search over these phrases. A
 phrase is stored once however many CVs say it, and names them in `meta.record_ids` (the ones stored before
@@ -25,7 +29,7 @@ from typing import Any
 import numpy as np
 from haystack import Document, component, default_from_dict, default_to_dict
 
-from components.cv_profile import PHRASE, PHRASE_WORDS, SkillVocabulary, cv_profile, phrases
+from components.cv_profile import PHRASE, PHRASE_WORDS, PROFILE, SkillVocabulary, cv_profile, phrases
 from haygate.components.dense_text_embedder import DenseTextEmbedder
 from haygate.components.models import DEFAULT_MODEL
 from haygate.document_stores.hybrid import HybridDocumentStore, check_store
@@ -88,7 +92,7 @@ class CvProfiler:
                 [self._vocabulary.semantic_text(s) for s in self._vocabulary.skills]
             )
 
-    @component.output_types(documents=list[Document], phrases=list[Document])
+    @component.output_types(documents=list[Document], profiles=list[Document], phrases=list[Document])
     def run(self, documents: list[Document]) -> dict[str, Any]:
         """
         :param documents: whole CVs (before splitting). `meta.as_of` (an ISO date) is when the CV was
@@ -109,7 +113,11 @@ class CvProfiler:
             profiled.append(
                 dataclasses.replace(document, meta={**document.meta, **profile, "skill_semantic": evidence})
             )
-        return {"documents": profiled, "phrases": self._phrase_documents(documents, cv_phrases, unique, vectors)}
+        return {
+            "documents": profiled,
+            "profiles": [_profile_document(document) for document in profiled],
+            "phrases": self._phrase_documents(documents, cv_phrases, unique, vectors),
+        }
 
     def _phrase_documents(
         self, documents: list[Document], cv_phrases: list[list[str]], unique: list[str], vectors: np.ndarray
@@ -174,6 +182,12 @@ class CvProfiler:
 
 
 RECENT_PHRASES = 50_000  # phrase vectors kept between batches: 75 MB
+
+
+def _profile_document(cv: Document) -> Document:
+    """The CV's profile alone: replaced and deleted with the CV (its `record_id`), never retrieved (no vectors)."""
+    record = str(cv.meta.get(RECORD_ID, cv.id))
+    return Document(id=f"{record}#profile", content=None, meta={**cv.meta, "document_type": PROFILE})
 
 
 def phrase_id(phrase: str) -> str:

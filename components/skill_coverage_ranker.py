@@ -23,16 +23,15 @@ from typing import Any
 import numpy as np
 from haystack import Document, component, default_from_dict, default_to_dict
 
-from components.cv_profile import CV, PHRASE, MatchMethod, SkillVocabulary, normalise
+from components.cv_profile import CV, PHRASE, PROFILE, MatchMethod, SkillVocabulary, normalise
 from haygate.components.dense_text_embedder import DenseTextEmbedder
 from haygate.components.models import DEFAULT_MODEL
 from haygate.document_stores.hybrid import DENSE, HybridDocumentStore, HybridQuery, check_store
-from haygate.errors import ConfigurationError
+from haygate.errors import ConfigurationError, OperatorError
 from haygate.ingest.mapping import SHARED_BY
 
-PROFILE_FIELDS = (  # what matching and the result read of a CV, besides its text
+PROFILE_FIELDS = (  # what matching and the result read of a CV's profile
     "record_id",
-    "chunk_index",
     "name",
     "skills",
     "skill_forms",
@@ -184,7 +183,7 @@ class SkillCoverageRanker:
         considered = list(dict.fromkeys([*best_score, *holders]))[: self.max_candidates]
         # A CV's profile (skills, their forms and semantic evidence, experience) is all the matching reads; a
         # requested wording the vocabulary does not know is looked for in the CVs' text index instead.
-        whole = self._whole_cvs(considered, filters, with_text=False)
+        profiles = self._profiles(considered, filters)
         mentioning = {
             skill: self._mentioning(skill, considered, filters)
             for skill in required + preferred
@@ -192,8 +191,8 @@ class SkillCoverageRanker:
         }
         ranked = []
         for rid in considered:
-            cv = whole.get(rid)
-            if cv is None:
+            profile = profiles.get(rid)
+            if profile is None:
                 continue
             matches = [
                 m
@@ -201,16 +200,21 @@ class SkillCoverageRanker:
                 for skill in skills
                 if (
                     m := self._match(
-                        cv, skill, is_required, *targets[skill], said[skill].get(rid), rid in mentioning.get(skill, ())
+                        profile,
+                        skill,
+                        is_required,
+                        *targets[skill],
+                        said[skill].get(rid),
+                        rid in mentioning.get(skill, ()),
                     )
                 )
                 is not None
             ]
             if required and not any(m.required for m in matches):
                 continue  # nothing in common with the request: not a candidate
-            ranked.append(self._candidate(cv, rid, required, preferred, matches, best_score.get(rid, 0.0)))
-        ranked.sort(key=lambda d: (-(d.score or 0.0), d.meta["candidate_id"]))
-        return {"documents": ranked[: top_k if top_k is not None else self.top_k]}
+            ranked.append(Candidate(rid, profile, matches, best_score.get(rid, 0.0), required, preferred))
+        ranked.sort(key=lambda c: (-c.score, c.record_id))
+        return {"documents": [c.document() for c in ranked[: top_k if top_k is not None else self.top_k]]}
 
     def _target(self, skill: str) -> tuple[str | None, float | None]:
         """The vocabulary skill a requested skill means: by name or alias; else the one its wording names
@@ -261,7 +265,7 @@ class SkillCoverageRanker:
         if not skills:
             return []
         condition = {"field": "meta.skills", "operator": "in", "value": sorted(set(skills))}
-        holders = self.document_store.distinct_values("meta.record_id", _of_type(CV, condition, filters))
+        holders = self.document_store.distinct_values("meta.record_id", _of_type(PROFILE, condition, _untyped(filters)))
         return [str(holder) for holder in holders]
 
     def _mentioning(self, skill: str, record_ids: list[str], filters: dict[str, Any] | None) -> set[str]:
@@ -275,40 +279,49 @@ class SkillCoverageRanker:
         found = self.document_store.distinct_values("meta.record_id", _of_type(CV, among, phrase, filters))
         if not found:
             return set()
-        texts = self._whole_cvs([str(rid) for rid in found], filters, with_text=True)
-        return {rid for rid, cv in texts.items() if _mentions(cv.content or "", skill)}
+        texts = self._texts([str(rid) for rid in found], filters)
+        return {rid for rid, text in texts.items() if _mentions(text, skill)}
 
-    def _whole_cvs(
-        self, record_ids: list[str], filters: dict[str, Any] | None, with_text: bool = True
-    ) -> dict[str, Document]:
-        """All chunks of each candidate, joined in order: skills can sit in a chunk retrieval did not return.
-        Candidates whose CV does not pass `filters` are left out. Without `with_text`, the profile only."""
+    def _profiles(self, record_ids: list[str], filters: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+        """Each candidate's profile (`document_type: profile`, one point a CV, no text), by record id; those
+        whose CV does not pass `filters` are left out."""
         if not record_ids:
             return {}
         among = {"field": "meta.record_id", "operator": "in", "value": record_ids}
-        # Every chunk carries the whole CV's profile: without the text, the first chunk of each is enough (an
-        # integer index on meta.chunk_index finds them, so the others are not read).
-        first = {
-            "operator": "OR",
-            "conditions": [{"field": "meta.chunk_index", "operator": "==", "value": v} for v in (0, None)],
-        }
-        chunks = self.document_store.meta_by_filter(
-            _of_type(CV, among, filters) if with_text else _of_type(CV, among, first, filters),
-            fields=None if with_text else [f"meta.{field}" for field in PROFILE_FIELDS],
+        found = self.document_store.meta_by_filter(
+            _of_type(PROFILE, among, _untyped(filters)), fields=[f"meta.{field}" for field in PROFILE_FIELDS]
         )
+        if not found:
+            self._check_profiled()
+        return {str(document.meta["record_id"]): document.meta for document in found}
+
+    def _check_profiled(self) -> None:
+        """A collection of CVs without profile points was indexed before haygate stored them: say so, rather
+        than answer every request with no candidates."""
+        if self.document_store.count_documents(_of_type(PROFILE)) == 0 and self.document_store.count_documents(
+            _of_type(CV)
+        ):
+            collection = self.document_store.collection
+            msg = (
+                f"collection '{collection}' holds CVs indexed before their profiles were stored apart: "
+                f"run `haygate ingest {collection}` on them again"
+            )
+            raise OperatorError(msg, {"collection": collection})
+
+    def _texts(self, record_ids: list[str], filters: dict[str, Any] | None) -> dict[str, str]:
+        """Each CV's whole text, its chunks joined in order (a skill can sit in any of them), by record id."""
+        among = {"field": "meta.record_id", "operator": "in", "value": record_ids}
         by_record: dict[str, list[Document]] = {}
-        for chunk in chunks:
+        for chunk in self.document_store.meta_by_filter(_of_type(CV, among, filters)):
             by_record.setdefault(str(chunk.meta["record_id"]), []).append(chunk)
-        whole = {}
-        for rid, parts in by_record.items():
-            parts.sort(key=lambda d: d.meta.get("chunk_index", 0))
-            text = "\n".join(p.content or "" for p in parts)
-            whole[rid] = Document(id=rid, content=text, meta=parts[0].meta)
-        return whole
+        return {
+            rid: "\n".join(p.content or "" for p in sorted(parts, key=lambda d: d.meta.get("chunk_index", 0)))
+            for rid, parts in by_record.items()
+        }
 
     def _match(
         self,
-        cv: Document,
+        profile: dict[str, Any],
         skill: str,
         is_required: bool,
         canonical: str | None,
@@ -319,7 +332,7 @@ class SkillCoverageRanker:
         """The strongest way this CV covers the skill: its own name or an alias (or, for a wording outside the
         vocabulary, the CV's own words: `mentions`), then a semantic match (the vocabulary's stored evidence,
         then the CV phrase closest to the wording as requested)."""
-        match = self._vocabulary_match(cv, skill, is_required, canonical, mapped)
+        match = self._vocabulary_match(profile, skill, is_required, canonical, mapped)
         if match is None and canonical is None and mentions:
             match = SkillMatch(skill, is_required, "exact", normalise(skill))  # the CV's own words
         if match is None and said is not None:
@@ -327,13 +340,13 @@ class SkillCoverageRanker:
         return match
 
     def _vocabulary_match(
-        self, cv: Document, skill: str, is_required: bool, canonical: str | None, mapped: float | None
+        self, profile: dict[str, Any], skill: str, is_required: bool, canonical: str | None, mapped: float | None
     ) -> SkillMatch | None:
         assert self._vocabulary is not None
-        forms = set(cv.meta.get("skill_forms") or [])
+        forms = set(profile.get("skill_forms") or [])
         if canonical is None:
             return None
-        if canonical in (cv.meta.get("skills") or []):
+        if canonical in (profile.get("skills") or []):
             if mapped is not None:  # the request named something the vocabulary only knows by meaning
                 return SkillMatch(skill, is_required, "semantic", canonical, mapped, named=True)
             own = sorted({normalise(skill), normalise(canonical)} & forms)
@@ -341,42 +354,57 @@ class SkillCoverageRanker:
                 return SkillMatch(skill, is_required, "exact", ", ".join(own))
             aliases = sorted(f for f in forms if self._vocabulary.canonical_by_form.get(f) == canonical)
             return SkillMatch(skill, is_required, "alias", ", ".join(aliases))
-        for evidence in cv.meta.get("skill_semantic") or []:
+        for evidence in profile.get("skill_semantic") or []:
             if evidence["skill"] == canonical and evidence["similarity"] >= self.semantic_threshold:
                 similarity = min(evidence["similarity"], mapped) if mapped is not None else evidence["similarity"]
                 return SkillMatch(skill, is_required, "semantic", evidence["phrase"], similarity)
         return None
 
-    def _candidate(
+
+class Candidate:
+    """A CV that matched, scored; it becomes a Document only if it is among those returned."""
+
+    __slots__ = ("matches", "profile", "record_id", "required", "retrieval_score", "score")
+
+    def __init__(
         self,
-        cv: Document,
-        rid: str,
-        required: list[str],
-        preferred: list[str],
+        record_id: str,
+        profile: dict[str, Any],
         matches: list[SkillMatch],
         retrieval_score: float,
-    ) -> Document:
-        matched_required = [m.skill for m in matches if m.required]
-        matched_preferred = [m.skill for m in matches if not m.required]
+        required: list[str],
+        preferred: list[str],
+    ) -> None:
+        self.record_id, self.profile, self.matches, self.retrieval_score = record_id, profile, matches, retrieval_score
+        self.required = required
         strength = sum(m.strength for m in matches) / len(matches) if matches else 0.0
-        score = match_score(
-            len(matched_required), len(required), len(matched_preferred), len(preferred), strength, retrieval_score
+        self.score = match_score(
+            sum(m.required for m in matches),
+            len(required),
+            sum(not m.required for m in matches),
+            len(preferred),
+            strength,
+            retrieval_score,
         )
+
+    def document(self) -> Document:
+        matched_required = [m.skill for m in self.matches if m.required]
+        profile = self.profile
         meta = {
-            "candidate_id": rid,
-            "name": cv.meta.get("name") or rid,
+            "candidate_id": self.record_id,
+            "name": profile.get("name") or self.record_id,
             "matched_required_skills": matched_required,
-            "matched_preferred_skills": matched_preferred,
-            "missing_skills": [s for s in required if s not in matched_required],
-            "experience_level": cv.meta.get("experience_level", "unknown"),
-            "years_of_experience": cv.meta.get("years_of_experience"),
+            "matched_preferred_skills": [m.skill for m in self.matches if not m.required],
+            "missing_skills": [s for s in self.required if s not in matched_required],
+            "experience_level": profile.get("experience_level", "unknown"),
+            "years_of_experience": profile.get("years_of_experience"),
             # Why the level: null when the CV was profiled before haygate recorded these.
-            "experience_basis": cv.meta.get("experience_basis"),
-            "experience_open_ended": cv.meta.get("experience_open_ended"),
-            "match_details": [m.as_dict() for m in matches],
-            "retrieval_score": round(retrieval_score, 4),
+            "experience_basis": profile.get("experience_basis"),
+            "experience_open_ended": profile.get("experience_open_ended"),
+            "match_details": [m.as_dict() for m in self.matches],
+            "retrieval_score": round(self.retrieval_score, 4),
         }
-        return Document(id=rid, content=None, meta=meta, score=score)
+        return Document(id=self.record_id, content=None, meta=meta, score=self.score)
 
 
 def match_score(
@@ -401,6 +429,19 @@ def _of_type(document_type: str, *conditions: dict[str, Any] | None) -> dict[str
     kind = {"field": "meta.document_type", "operator": "==", "value": document_type}
     given = [c for c in conditions if c]
     return kind if not given else {"operator": "AND", "conditions": [kind, *given]}
+
+
+def _untyped(filters: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The retrieval's filters without its conditions on `meta.document_type` (CV chunks): the same filters
+    (level, tenant) on the profile points, which are a type of their own."""
+    if not filters:
+        return None
+    if filters.get("field") == "meta.document_type":
+        return None
+    if filters.get("operator") != "AND":
+        return filters
+    kept = [c for c in filters["conditions"] if c.get("field") != "meta.document_type"]
+    return {"operator": "AND", "conditions": kept} if kept else None
 
 
 def _skills(value: Any) -> list[str]:

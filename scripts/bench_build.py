@@ -7,9 +7,14 @@ shard's manifest says it is built, one client makes `search_docs` calls one afte
 each time) and another checks `GET /health` every 50 ms, each timed. Prints JSON: the build's wall time,
 the calls' and health checks' p50, p99 and maximum in ms, and the load average before and after.
 
+With `--copy DATA_DIR --collection candidates`, the points of that collection in an ingested data dir (say
+the 10,000 CVs of `scripts/bench_skills.py`) are copied, vectors and all, into the fresh project in place of
+the sections, and the calls are `search_by_skills` ones: a recruiter's base just ingested without --wait.
+
 It drives the server only over HTTP and the data only through the store, so the same script measures any
 version of haygate (the figures before and after a change are two runs of it, one per checkout).
-Run: `.venv/bin/python scripts/bench_build.py --sections 60000`.
+Run: `.venv/bin/python scripts/bench_build.py --sections 60000`, or
+`.venv/bin/python scripts/bench_build.py --copy bench-out/skills/data-10000 --collection candidates`.
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -70,6 +75,28 @@ def write_sections(settings: Settings, count: int) -> float:
     return time.perf_counter() - started
 
 
+def copy_collection(settings: Settings, source: Path, name: str) -> tuple[int, float]:
+    """Every point of collection `name` in data dir `source`, written into the same collection of `settings`
+    as an ingest without --wait leaves it: (points, seconds taken)."""
+    started = time.perf_counter()
+    origin = Settings(home=settings.home, data_dir=source, token=None, tier="public")
+    with Loader(origin) as reading:
+        documents = reading.store(name).filter_documents()
+    with Loader(settings) as loader:
+        store = loader.store(name)
+        for first in range(0, len(documents), BATCH):
+            store.write_documents(documents[first : first + BATCH])
+        assert store.needs_optimizing()
+    return len(documents), time.perf_counter() - started
+
+
+SKILLS = ["Python", "Java", "SQL", "container orchestration", "Machine Learning", "AWS", "React", "data analysis"]
+CALLS = {  # the tool called during the build, per collection copied, and its n-th call's arguments
+    "docs": ("search_docs", lambda n: {"query": f"retrievers and stores {n}"}),
+    "candidates": ("search_by_skills", lambda n: {"required_skills": [SKILLS[n % len(SKILLS)]], "top_k": 10}),
+}
+
+
 def check_health(port: int, building: threading.Event, times: list[float], timeout: float) -> None:
     """`GET /health` every 50 ms from a client of its own, while the build lasts: what a load balancer sees."""
     with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=timeout) as http:
@@ -93,14 +120,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sections", type=int, default=60_000, help="sections written before the server starts")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds to wait for the build")
+    parser.add_argument("--copy", type=Path, default=None, help="a data dir whose collection is copied in")
+    parser.add_argument("--collection", default="docs", choices=sorted(CALLS), help="the collection copied")
     args = parser.parse_args()
+    tool, arguments = CALLS[args.collection]
     haygate = str(Path(sys.executable).with_name("haygate"))
     with tempfile.TemporaryDirectory(prefix="haygate-build-") as scratch:
         home = Path(scratch) / "project"
         subprocess.run([haygate, "init", str(home)], check=True, capture_output=True)
         settings = Settings(home=home, data_dir=home / "data", token=None, tier="public")
-        written = write_sections(settings, args.sections)
-        watcher = Loader(settings).store("docs")  # reads the manifest only: the server holds the shard
+        if args.copy is not None:
+            points, written = copy_collection(settings, args.copy.resolve(), args.collection)
+        else:
+            points, written = args.sections, write_sections(settings, args.sections)
+        watcher = Loader(settings).store(args.collection)  # reads the manifest only: the server holds the shard
         port = free_port()
         env = {**os.environ, "HAYGATE_HOME": str(home), "HAYGATE_DATA_DIR": str(home / "data")}
         env["HAYGATE_PORT"] = str(port)
@@ -132,8 +165,7 @@ def main() -> None:
                 try:
                     while watcher.needs_optimizing() and time.monotonic() < deadline:
                         asked = time.perf_counter()
-                        query = {"query": f"retrievers and stores {len(calls)}"}
-                        http.post("/api/tools/search_docs", json=query).raise_for_status()
+                        http.post(f"/api/tools/{tool}", json=arguments(len(calls))).raise_for_status()
                         calls.append(time.perf_counter() - asked)
                 finally:
                     building.clear()
@@ -143,7 +175,8 @@ def main() -> None:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(60)
     result: dict[str, Any] = {
-        "sections": args.sections,
+        "collection": args.collection,
+        "points": points,
         "write_s": round(written, 1),
         "build_s_after_ready": round(built, 1),
         "calls": {"count": len(calls), **(spread(calls) if calls else {})},

@@ -23,6 +23,7 @@ import haygate._env  # noqa: F401  (offline defaults first)
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -91,6 +92,7 @@ def ingest(data_dir: Path, source: Path) -> dict[str, Any]:
             "seconds_writing": round(report.seconds, 1),
             "cvs_per_s": round(report.records / report.seconds, 2),
             "points_per_s": round(report.chunks / report.seconds, 1),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),  # the process so far
             "load": {"before": before, "after": load()},
         }
 

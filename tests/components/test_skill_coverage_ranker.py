@@ -8,13 +8,19 @@ from hypothesis import strategies as st
 from components.cv_profiler import CvProfiler
 from components.skill_coverage_ranker import SkillCoverageRanker, match_score
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
-from haygate.errors import ConfigurationError
+from haygate.errors import ConfigurationError, OperatorError
 from tests.components.cvs import CVS, VOCABULARY
 
 
 @pytest.fixture(scope="module")
-def profiled() -> list[Document]:
-    return CvProfiler(vocabulary=VOCABULARY).run(CVS)["documents"]
+def profiler_output() -> dict[str, list[Document]]:
+    return CvProfiler(vocabulary=VOCABULARY).run(CVS)
+
+
+@pytest.fixture(scope="module")
+def profiled(profiler_output: dict[str, list[Document]]) -> list[Document]:
+    """The CVs with their profiles: a chunk each (they are short), and the profile points matching reads."""
+    return profiler_output["documents"] + profiler_output["profiles"]
 
 
 class TestSkillCoverageRanker:
@@ -33,7 +39,9 @@ class TestSkillCoverageRanker:
         self, tiny_store: EdgeDocumentStore, profiled: list[Document]
     ) -> None:
         tiny_store.write_documents(profiled)
-        hits = [Document(id=d.id, meta={"record_id": d.id}, score=0.5) for d in profiled]
+        hits = [
+            Document(id=d.id, meta={"record_id": d.id}, score=0.5) for d in profiled if d.meta["document_type"] == "CV"
+        ]
         ranker = SkillCoverageRanker(tiny_store, vocabulary=VOCABULARY)
         ranked = ranker.run(hits, required_skills=["Kubernetes", "Python"])["documents"]
         assert [d.meta["candidate_id"] for d in ranked] == ["cv1", "cv3"]  # Bo shares no required skill
@@ -46,6 +54,14 @@ class TestSkillCoverageRanker:
             "evidence": "k8s",
         }
         assert len(ranker.run(hits, required_skills=["Python"], top_k=1)["documents"]) == 1
+
+    def test_cvs_indexed_without_profile_points_are_named_not_answered_empty(
+        self, tiny_store: EdgeDocumentStore, profiler_output: dict[str, list[Document]]
+    ) -> None:
+        tiny_store.write_documents(profiler_output["documents"])  # as a collection indexed before profiles
+        hits = [Document(id=d.id, meta={"record_id": d.id}, score=0.5) for d in profiler_output["documents"]]
+        with pytest.raises(OperatorError, match="indexed before their profiles were stored apart: run `haygate ingest"):
+            SkillCoverageRanker(tiny_store, vocabulary=VOCABULARY).run(hits, required_skills=["Python"])
 
     def test_a_wording_that_names_a_skill_means_that_skill(
         self, tiny_store: EdgeDocumentStore, profiled: list[Document]

@@ -130,16 +130,16 @@ def test_a_long_then_short_version_of_one_id_leaves_no_stale_chunks(loader: Load
             collection, [write(tmp_path / "cvs.jsonl", cvs)], progress=False, batch_records=batch_records
         )
         assert report.duplicates == 1
-        chunks = collection.store.meta_by_filter({"field": "meta.record_id", "operator": "==", "value": "cv-1"})
-        assert len(chunks) == 1 and chunks[0].meta["document_type"] == "CV", [c.id for c in chunks]
+        stored = collection.store.meta_by_filter({"field": "meta.record_id", "operator": "==", "value": "cv-1"})
+        assert sorted((d.id, d.meta["document_type"]) for d in stored) == [("cv-1", "CV"), ("cv-1#profile", "profile")]
         assert said_by(collection.store, "cv-1") == ["Python engineer"]  # none of the long version's
     write(tmp_path / "long.jsonl", cvs[:1])
     assert ingest_files(collection, [tmp_path / "long.jsonl"], progress=False).updated == 1
     report = ingest_files(collection, [write(tmp_path / "cvs.jsonl", cvs)], progress=False, batch_records=1)
-    chunks = collection.store.meta_by_filter({"field": "meta.record_id", "operator": "==", "value": "cv-1"})
-    assert report.updated == 1 and len(chunks) == 1  # the stored long version's chunks are gone too
+    stored = collection.store.meta_by_filter({"field": "meta.record_id", "operator": "==", "value": "cv-1"})
+    assert report.updated == 1 and len(stored) == 2  # the stored long version's chunks are gone too
     assert said_by(collection.store, "cv-1") == ["Python engineer"]
-    assert collection.store.count_documents() == 2  # and its phrases: one chunk and one phrase
+    assert collection.store.count_documents() == 3  # and its phrases: one chunk, its profile and one phrase
 
 
 def said_by(store: HybridDocumentStore, record_id: str) -> list[str]:
@@ -173,7 +173,7 @@ def test_a_phrase_is_stored_once_for_every_cv_that_says_it(loader: Loader, tmp_p
     ]
     with store.batch():
         points, missing = delete_records(store, ["cv-1", "cv-2"])
-    assert missing == [] and points == 2 + 2  # their chunks, then the phrases no CV says any more
+    assert missing == [] and points == 2 * 2 + 2  # their chunks and profiles, then the phrases no CV says any more
     assert said_by(store, "cv-1") == said_by(store, "cv-2") == []
     phrases = [d for d in store.meta_by_filter(None) if d.meta["document_type"] == "phrase"]
     assert [(d.content, d.meta["record_ids"]) for d in phrases] == [("Python engineer", ["cv-3"])]
