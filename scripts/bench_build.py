@@ -23,6 +23,7 @@ import haygate._env  # noqa: F401  (offline defaults first)
 import argparse
 import json
 import os
+import shutil
 import signal
 import socket
 import statistics
@@ -42,6 +43,7 @@ from haygate.gateway.loader import Loader
 from haygate.settings import Settings
 
 BATCH = 2000
+PROJECT = Path(__file__).resolve().parents[1]
 
 
 def free_port() -> int:
@@ -127,8 +129,14 @@ def main() -> None:
     haygate = str(Path(sys.executable).with_name("haygate"))
     with tempfile.TemporaryDirectory(prefix="haygate-build-") as scratch:
         home = Path(scratch) / "project"
-        subprocess.run([haygate, "init", str(home)], check=True, capture_output=True)
-        settings = Settings(home=home, data_dir=home / "data", token=None, tier="public")
+        models = None
+        if args.collection == "docs":
+            subprocess.run([haygate, "init", str(home)], check=True, capture_output=True)
+        else:  # this project's declarations (the CV collection, its tool and components), none of its data
+            for part in ("configs", "pipelines", "components"):
+                shutil.copytree(PROJECT / part, home / part, ignore=shutil.ignore_patterns("__pycache__"))
+            models = PROJECT / "data" / ".models"  # the model's ONNX export, made once
+        settings = Settings(home=home, data_dir=home / "data", token=None, tier="public", model_cache_dir=models)
         if args.copy is not None:
             points, written = copy_collection(settings, args.copy.resolve(), args.collection)
         else:
@@ -137,6 +145,8 @@ def main() -> None:
         port = free_port()
         env = {**os.environ, "HAYGATE_HOME": str(home), "HAYGATE_DATA_DIR": str(home / "data")}
         env["HAYGATE_PORT"] = str(port)
+        if models is not None:
+            env["HAYGATE_MODEL_CACHE_DIR"] = str(models)
         load_before = os.getloadavg()
         with (Path(scratch) / "serve.log").open("wb") as log:
             server = subprocess.Popen(
