@@ -13,7 +13,7 @@ calls    `search_by_skills` inside the gateway (argument checks, pipeline, forma
          millisecond) on that collection: one required skill per call, the judged set's request texts, each
          sent once, so no cache answers. p50/p95/max in ms.
 
-Run: `.venv/bin/python scripts/bench_skills.py --cvs 10000` (the 10,000-CV ingest takes most of an hour here;
+Run: `.venv/bin/python scripts/bench_skills.py --cvs 10000` (the 10,000-CV ingest takes about 30 minutes here;
 its data dir is kept under bench-out/ and reused).
 """
 
