@@ -35,9 +35,10 @@ ParamType = Literal["string", "integer", "number", "boolean", "object", "array",
 # Every argument is bounded. A declaration sets its own bounds; where it is silent, these apply, so no tool
 # takes a 10 MB string, a million-item array or an integer past what JSON clients can represent.
 DEFAULT_MAX_LENGTH = 1000  # characters of a string or id (and of each string item of an array)
-# A string with a character that Python's str.strip() keeps: Unicode whitespace and the separators \x1c-\x1f
-# (which strip() removes too) are not enough.
-NOT_BLANK = r"[^\s\x1c-\x1f]"
+# A string with a character that Python's str.strip() keeps. The characters strip() removes are spelled out,
+# not written `\s`: `\s` means other sets in ECMA-262 (a client's JSON Schema), Rust (pydantic) and Python,
+# and ECMA's lacks \x85, which strip() removes, so a client would send "\x85" as a valid query.
+NOT_BLANK = r"[^\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 DEFAULT_MAX_ITEMS = 100  # items of an array
 DEFAULT_MAX_PROPERTIES = 100  # keys of an object
 SAFE_INTEGER = 2**53 - 1  # JSON's safe integer range (RFC 8259 section 6): the default bounds of a number

@@ -1,9 +1,14 @@
 """Tool declarations: typed, described parameters; several tools per file; checked against the pipeline."""
 
+import os
+import shutil
+import subprocess
 from pathlib import Path
+from typing import Annotated
 
 import pytest
 import yaml
+from pydantic import Field, ValidationError
 
 from haygate.cli import main
 from haygate.errors import ConfigurationError
@@ -11,9 +16,11 @@ from haygate.gateway.declarations import load_declaration, load_declarations
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import load_tools
 from tests.conftest import copy_project
+from tests.installed import require
 
 PROJECT = Path(__file__).resolve().parents[3]
 TOOLS = PROJECT / "configs" / "tools"
+NODE_22 = PROJECT / ".venv" / "mcp-conformance" / "node_modules" / ".bin"
 
 
 def declaration_file(tmp_path: Path, source: dict) -> Path:  # type: ignore[type-arg]
@@ -132,3 +139,43 @@ def stray_keys(node: object, path: str = "") -> list[str]:
 @pytest.mark.parametrize("path", sorted([*TOOLS.glob("*.yaml"), *(PROJECT / "pipelines").rglob("*.yaml")]), ids=str)
 def test_no_text_was_split_by_an_unquoted_comma(path: Path) -> None:
     assert stray_keys(yaml.safe_load(path.read_text())) == []
+
+
+# Every code point but the surrogates: what the not-blank pattern must say of each one alone.
+CODE_POINTS = [code for code in range(0x110000) if not 0xD800 <= code < 0xE000]
+
+
+def test_the_not_blank_pattern_means_what_str_strip_means_in_every_regex_dialect() -> None:
+    """A string that must have a character may not be what Python's `str.strip()` empties (the tools strip
+    their text). The published pattern says exactly that in the three dialects that read it: Python's `re`,
+    Rust's (pydantic checks the arguments with it, jsonschema-rs the results) and ECMA-262 (a client's JSON
+    Schema validator, here Node.js's). `\\s` would not: ECMA's lacks \\x85 and has \\ufeff."""
+    import re
+
+    import jsonschema_rs
+    from pydantic import TypeAdapter
+
+    from haygate.gateway.declarations import NOT_BLANK
+
+    kept = {code for code in CODE_POINTS if chr(code).strip()}
+    python = re.compile(NOT_BLANK)
+    assert {code for code in CODE_POINTS if python.search(chr(code))} == kept
+    rust = jsonschema_rs.validator_for({"type": "string", "pattern": NOT_BLANK})
+    assert {code for code in CODE_POINTS if rust.is_valid(chr(code))} == kept
+    pydantic = TypeAdapter(Annotated[str, Field(pattern=NOT_BLANK)])
+    refused = [chr(code) for code in CODE_POINTS if code not in kept]
+    for blank in refused:
+        with pytest.raises(ValidationError):
+            pydantic.validate_python(blank)
+    assert pydantic.validate_python("\ufeff") == "\ufeff"  # kept by strip(), so admitted
+
+    node = shutil.which("node", path=f"{NODE_22}{os.pathsep}{os.environ.get('PATH', '')}")
+    require(node is not None, "Node.js", "`make test` installs Node.js 22 with the MCP conformance suite")
+    script = (
+        "const re = new RegExp(process.argv[1], 'u'); const kept = [];"
+        "for (let c = 0; c < 0x110000; c++) { if (c >= 0xd800 && c < 0xe000) continue;"
+        " if (re.test(String.fromCodePoint(c))) kept.push(c); } console.log(kept.length, kept.slice(0, 40).join(','));"
+    )
+    done = subprocess.run([str(node), "-e", script, NOT_BLANK], capture_output=True, text=True, timeout=60)
+    count, first = done.stdout.split()
+    assert int(count) == len(kept) and [int(c) for c in first.split(",")] == sorted(kept)[:40], done.stderr
