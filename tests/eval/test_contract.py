@@ -1,30 +1,37 @@
 """`make eval`: the contract checks of tests/integration/test_contract.py at length: Schemathesis with 100
 examples per operation and a fresh seed each run (its stateful phase included), and the fuzz suite's long
-profile over MCP and REST."""
+profile over MCP and REST, in this process and under this profile's budgets."""
 
 import os
-import subprocess
-import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROJECT
-from tests.integration.test_contract import schemathesis, served
+from haygate.gateway.runtime import Gateway
+from tests.conftest import http_for, serve
+from tests.integration.test_contract import assert_the_stateful_phase_ran, schemathesis, served
+from tests.integration.test_fuzz import TOOLS, fuzz
 
 pytestmark = pytest.mark.eval
 __all__ = ["served"]  # the served process, shared with the short profile's module
+LONG_EXAMPLES = int(os.environ.get("HAYGATE_FUZZ_EXAMPLES", "2000"))  # per tool and transport
 
 
 @pytest.mark.budget(3600, "a hundred generated requests per operation, writes and the reads of them included")
-def test_schemathesis_at_length(served: str) -> None:
-    done = schemathesis(served, 100, timeout=3600)
+def test_schemathesis_at_length(served: str, tmp_path: Path) -> None:
+    done = schemathesis(served, 100, tmp_path, timeout=3600)
     assert done.returncode == 0, done.stdout[-8000:]
     assert "No issues found" in done.stdout, done.stdout[-3000:]
+    assert_the_stateful_phase_ran(tmp_path, served)
 
 
-@pytest.mark.budget(3600, "2,000 fuzzed calls per tool and transport")
-def test_the_long_fuzz_profile() -> None:
-    env = {**os.environ, "HAYGATE_FUZZ_EXAMPLES": os.environ.get("HAYGATE_FUZZ_EXAMPLES", "2000")}
-    command = [sys.executable, "-m", "pytest", "-m", "fuzz_long", "-q", "tests/integration/test_fuzz.py"]
-    done = subprocess.run(command, cwd=PROJECT, env=env, capture_output=True, text=True, timeout=3600)
-    assert done.returncode == 0, done.stdout[-6000:]
+@pytest.fixture(scope="module")
+def rest_url(gateway: Gateway) -> Iterator[str]:
+    yield from serve(http_for(gateway))
+
+
+@pytest.mark.budget(900, "2,000 fuzzed calls over MCP and as many over REST (HAYGATE_FUZZ_EXAMPLES)")
+@pytest.mark.parametrize("tool", TOOLS)
+def test_the_long_fuzz_profile(gateway: Gateway, rest_url: str, tool: str) -> None:
+    fuzz(gateway, rest_url, tool, LONG_EXAMPLES)

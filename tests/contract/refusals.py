@@ -1,0 +1,33 @@
+"""Where a request the published schema admits may still be refused: one rule, shared by Schemathesis'
+check (`hooks.py`) and the fuzz suite (`tests/integration/test_fuzz.py`).
+
+`search` in match_mode "raw" parses a query language (phrases, prefix*, AND, OR, NOT, parentheses) that JSON
+Schema has no grammar for, so a string the schema admits can be a malformed raw query. Such a request is
+refused with the query-syntax error and nothing else: code VALIDATION_ERROR, details naming the position
+and a hint. Any other refusal of a valid request is a failure.
+"""
+
+from typing import Any
+
+RAW_QUERY_TOOL = "search"
+SYNTAX_DETAILS = {"position", "hint"}
+
+
+def is_raw_query_syntax_refusal(tool: str, arguments: Any, answer: Any) -> bool:
+    """Whether `answer` (the error envelope a call got) is the raw-query syntax error, for a raw-mode call
+    of `search`: the one refusal a schema-valid call may get."""
+    if tool != RAW_QUERY_TOOL or not isinstance(arguments, dict):
+        return False
+    if str(arguments.get("match_mode", "")).lower() != "raw":
+        return False
+    error = answer.get("error") if isinstance(answer, dict) else None
+    if not isinstance(error, dict) or error.get("code") != "VALIDATION_ERROR":
+        return False
+    details = error.get("details")
+    return (
+        isinstance(details, dict)
+        and set(details) == SYNTAX_DETAILS
+        and isinstance(details["position"], int)
+        and details["position"] >= 1
+        and f"at {details['position']};" in str(error.get("message", ""))
+    )
