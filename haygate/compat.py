@@ -1,19 +1,23 @@
 """Every place haygate reaches into Haystack's internals, in one module, each behind a version guard.
 
-Two patches, both for speed, neither for behaviour:
+One patch and one stand-in, both for speed, neither for behaviour:
 
-- **torch on first use** (`defer_torch`): `haystack.utils.device` imports torch when Haystack starts, 2 s of
-  every process, though it uses it only inside functions. It is loaded with torch deferred to its first use,
-  so processes that never embed with torch (the ONNX runtime, BM25-only tools) never load it.
-- **a faster deep copy of component inputs** (`fast_deepcopy`): Haystack deep-copies every input, element by
-  element, behind a Protocol `isinstance` check of ~45 us per element (a 384-d embedding alone ~15 ms a
-  query). Plain data (scalars, lists, dicts, Documents) is copied directly, with the same result.
+- **torch on first use** (`defer_torch`, a patch): `haystack.utils.device` imports torch when Haystack starts,
+  2 s of every process, though it uses it only inside functions. It is loaded with torch deferred to its first
+  use, so processes that never embed with torch (the ONNX runtime, BM25-only tools) never load it.
+- **a faster deep copy of component inputs** (`fast_deepcopy`, used by haygate's own executor, never patched
+  into Haystack): Haystack deep-copies every input, element by element, behind a Protocol `isinstance` check
+  of ~45 us per element (a 384-d embedding alone ~15 ms a query). Plain data (scalars, lists, dicts,
+  Documents) is copied directly, with the same result; anything else goes through Haystack's own function.
+  Haystack's `Pipeline.run` keeps its own copying, so it stays an independent judge of the executor.
 
-Each patch checks that what it replaces is there in the shape it expects, and otherwise leaves Haystack
-alone and says so in the log. `HAYSTACK_TESTED` is the version they were written against: a test fails on
-any other, so an upgrade is a deliberate step (read the patched functions in the new version, then raise it).
+The patch checks that what it replaces is there in the shape it expects, and otherwise leaves Haystack alone
+and says so in the log. `HAYSTACK_TESTED` is the version they were written against: a test fails on any
+other, so an upgrade is a deliberate step (read the functions named here in the new version, then raise it).
 """
 
+import functools
+import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -27,7 +31,7 @@ logger = logging.getLogger(__name__)
 HAYSTACK_TESTED = "3.4"  # major.minor of haystack-ai these patches were checked against
 DEVICE_MODULE = "haystack.utils.device"
 DEEPCOPY = "_deepcopy_with_exceptions"
-DEEPCOPY_MODULES = ("haystack.core.pipeline.utils", "haystack.core.pipeline.pipeline", "haystack.core.pipeline.base")
+DEEPCOPY_MODULE = "haystack.core.pipeline.utils"
 
 
 # -- torch on first use -------------------------------------------------------------------------------------
@@ -97,8 +101,13 @@ def torch_loaded() -> bool:
 # -- a faster deep copy of component inputs -----------------------------------------------------------------
 
 _IMMUTABLE = frozenset((str, int, float, bool, bytes, type(None)))
-_haystack_deepcopy: Any = None  # Haystack's own, for what `fast_deepcopy` does not copy itself
-_Document: Any = None  # haystack.Document, bound when the patch is installed (this runs per element)
+
+
+@functools.cache
+def _haystack_deepcopy() -> Any:
+    """Haystack's own copy of component inputs, for what `fast_deepcopy` does not copy itself (imported on
+    first use: this module is imported before Haystack, to defer torch)."""
+    return getattr(importlib.import_module(DEEPCOPY_MODULE), DEEPCOPY)
 
 
 def fast_deepcopy(obj: Any) -> Any:
@@ -112,43 +121,27 @@ def fast_deepcopy(obj: Any) -> Any:
         return [v if type(v) in _IMMUTABLE else fast_deepcopy(v) for v in obj]
     if kind is dict:
         return {k: v if type(v) in _IMMUTABLE else fast_deepcopy(v) for k, v in obj.items()}
-    if kind is _Document:
+    if kind is _document_class():
         # A new instance with a copied __dict__ skips Document.__init__ and Haystack's attribute tracking;
         # the mutable parts are then replaced with copies of their own.
-        clone = object.__new__(_Document)
+        clone = object.__new__(kind)
         state = dict(obj.__dict__)
         state.update(
             meta=fast_deepcopy(obj.meta),
             embedding=None if obj.embedding is None else list(obj.embedding),
-            sparse_embedding=None if obj.sparse_embedding is None else _haystack_deepcopy(obj.sparse_embedding),
-            blob=None if obj.blob is None else _haystack_deepcopy(obj.blob),
+            sparse_embedding=None if obj.sparse_embedding is None else _haystack_deepcopy()(obj.sparse_embedding),
+            blob=None if obj.blob is None else _haystack_deepcopy()(obj.blob),
         )
         clone.__dict__ = state
         return clone
-    return _haystack_deepcopy(obj)
+    return _haystack_deepcopy()(obj)
 
 
-def deepcopy_input(obj: Any) -> Any:
-    """A copy of a component input, made as Haystack's pipelines make theirs (`fast_deepcopy` once installed)."""
-    return getattr(sys.modules[DEEPCOPY_MODULES[0]], DEEPCOPY)(obj)  # imported by whoever built the pipeline
-
-
-def install_fast_deepcopy() -> bool:
-    """Haystack's pipelines copy inputs with `fast_deepcopy`; False (and a warning) where Haystack's modules
-    no longer have the function it replaces."""
-    global _haystack_deepcopy, _Document
+@functools.cache
+def _document_class() -> type:
     from haystack import Document
 
-    modules = [importlib.import_module(name) for name in DEEPCOPY_MODULES]
-    missing = [m.__name__ for m in modules if not hasattr(m, DEEPCOPY)]
-    if missing:
-        logger.warning("Haystack has no %s in %s: pipelines copy inputs its own, slower way", DEEPCOPY, missing)
-        return False
-    if _haystack_deepcopy is None:
-        _haystack_deepcopy, _Document = getattr(modules[0], DEEPCOPY), Document
-    for module in modules:
-        setattr(module, DEEPCOPY, fast_deepcopy)
-    return True
+    return Document
 
 
 def haystack_version() -> str:

@@ -14,8 +14,9 @@ pipelines need none of it: they have no loops, so each component runs at most on
   caller's first, then its senders' in the order they ran, and is wrapped or flattened as Haystack does;
 - a value goes to its first consumer as it is and to every other consumer (a second receiver, or the outputs
   the caller asked to keep) as a copy, so a component that changes its input changes no one else's;
-- every component runs inside Haystack's `haystack.component.run` span (haygate's stage timing and
-  OpenTelemetry see the same spans), and a failure is Haystack's `PipelineRuntimeError` naming the component;
+- the run and every component in it get Haystack's spans, `haystack.pipeline.run` and
+  `haystack.component.run`, with the same tags (haygate's stage timing and OpenTelemetry see the same spans),
+  and a failure is Haystack's `PipelineRuntimeError` naming the component;
 - the result is `Pipeline.run`'s: the outputs of the components in `include_outputs_from` and the unconsumed
   outputs of the others.
 
@@ -31,8 +32,9 @@ from typing import Any
 import networkx as nx
 from haystack import Pipeline, tracing
 from haystack.core.errors import PipelineRuntimeError
+from haystack.core.serialization import generate_qualified_class_name
 
-from haygate.compat import deepcopy_input
+from haygate.compat import fast_deepcopy
 
 Receiver = tuple[str, str, bool]  # component, input socket, whether that socket collects values (variadic)
 
@@ -53,6 +55,28 @@ class Step:
     receivers: dict[str, tuple[Receiver, ...]]  # output socket -> where it goes
     outputs: frozenset[str]  # declared output sockets
     span_tags: dict[str, Any]
+
+
+def _component_span_tags(name: str, instance: Any) -> dict[str, Any]:
+    """The tags of Haystack's span around a component (`PipelineBase._create_component_span`) that do not
+    change from run to run; a run adds the input types."""
+
+    def spec(sockets: Any, peers: str) -> dict[str, Any]:
+        return {
+            key: {
+                "type": value.type.__name__ if type(value.type) is type else str(value.type),
+                peers: getattr(value, peers),
+            }
+            for key, value in sockets._sockets_dict.items()
+        }
+
+    return {
+        "haystack.component.name": name,
+        "haystack.component.type": instance.__class__.__name__,
+        "haystack.component.fully_qualified_type": generate_qualified_class_name(type(instance)),
+        "haystack.component.input_spec": spec(instance.__haystack_input__, "senders"),
+        "haystack.component.output_spec": spec(instance.__haystack_output__, "receivers"),
+    }
 
 
 class Schedule:
@@ -113,7 +137,7 @@ class Schedule:
             has_senders=bool(connected),
             receivers={socket: tuple(targets) for socket, targets in receivers.items()},
             outputs=frozenset(node["output_sockets"]),
-            span_tags={"haystack.component.name": name, "haystack.component.type": instance.__class__.__name__},
+            span_tags=_component_span_tags(name, instance),
         )
 
     def run(self, data: dict[str, dict[str, Any]], include_outputs_from: set[str]) -> dict[str, Any]:
@@ -127,7 +151,12 @@ class Schedule:
         results: dict[str, Any] = {}
         with tracing.tracer.trace(
             "haystack.pipeline.run",
-            tags={"haystack.pipeline.metadata": self.pipeline.metadata, "haystack.pipeline.execution_mode": "sync"},
+            tags={
+                "haystack.pipeline.input_data": data,
+                "haystack.pipeline.metadata": self.pipeline.metadata,
+                "haystack.pipeline.max_runs_per_component": self.pipeline._max_runs_per_component,
+                "haystack.pipeline.execution_mode": "sync",
+            },
         ) as pipeline_span:
             for step in self.steps:
                 inputs = given.pop(step.name, None)
@@ -142,6 +171,7 @@ class Schedule:
                         inputs[socket] = [item for value in inputs[socket] for item in value]
                 outputs = self._run_step(step, {**step.defaults, **inputs}, pipeline_span)
                 self._deliver(step, outputs, given, results, include_outputs_from)
+            pipeline_span.set_content_tag("haystack.pipeline.output_data", results)
         return results
 
     def _checked(self, data: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]] | None:
@@ -158,7 +188,7 @@ class Schedule:
                     raise ValueError(f"Input '{socket}' not found in component '{name}'.")
                 if socket in step.connected:
                     return None
-                copied = deepcopy_input(value)  # as Pipeline.run copies them: the caller's objects stay the caller's
+                copied = fast_deepcopy(value)  # as Pipeline.run copies them: the caller's objects stay the caller's
                 given.setdefault(name, {})[socket] = [copied] if socket in step.collecting else copied
         for step in self.steps:
             for socket in step.unconnected_mandatory:
@@ -168,7 +198,8 @@ class Schedule:
 
     @staticmethod
     def _run_step(step: Step, inputs: dict[str, Any], parent: Any) -> Mapping[str, Any]:
-        with tracing.tracer.trace("haystack.component.run", tags=step.span_tags, parent_span=parent) as span:
+        tags = {**step.span_tags, "haystack.component.input_types": {k: type(v).__name__ for k, v in inputs.items()}}
+        with tracing.tracer.trace("haystack.component.run", tags=tags, parent_span=parent) as span:
             span.set_content_tag("haystack.component.input", inputs)
             try:
                 outputs = step.instance.run(**inputs)
@@ -198,7 +229,7 @@ class Schedule:
         for socket, value in outputs.items():
             for number, (receiver, to_socket, collects) in enumerate(step.receivers.get(socket, ())):
                 first = number == 0 and not kept  # a kept output stays as the component returned it
-                delivered = value if first else deepcopy_input(value)
+                delivered = value if first else fast_deepcopy(value)
                 inputs = given.setdefault(receiver, {})
                 if collects:
                     inputs.setdefault(to_socket, []).append(delivered)

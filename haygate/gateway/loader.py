@@ -37,7 +37,6 @@ from haystack.core.serialization import DeserializationCallbacks
 from haystack.utils import Secret
 
 from haygate import yamlfile
-from haygate.compat import install_fast_deepcopy
 from haygate.components.models import resolve_model
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.hybrid import HybridDocumentStore
@@ -58,8 +57,6 @@ HAYSTACK_COMPONENTS = ("haystack.components.", "haystack_integrations.components
 # Components that keep derived model files (ONNX exports) get the deployment's folder unless YAML names one.
 MODEL_CACHE_PARAMETER = "model_cache_dir"
 INTERFACE_KEYS = ("inputs", "outputs")
-
-install_fast_deepcopy()  # haygate.compat: the same copies of component inputs, much faster
 
 Socket = tuple[str, str]
 

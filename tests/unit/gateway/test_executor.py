@@ -3,7 +3,9 @@ the same errors and spans, and no component sees another's changes to a shared v
 same pipeline both ways and compares."""
 
 import contextlib
+import copy
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -100,13 +102,16 @@ def test_one_value_given_to_two_sockets_is_each_ones_own() -> None:
     assert schedule.run(data, set()) == {"appender": {"numbers": [1, 2, 99]}, "total": {"total": 3}}
 
 
-@pytest.mark.parametrize(("count", "branch"), [(2, "small"), (5, "large")])
-def test_a_branch_a_router_did_not_take_does_not_run(count: int, branch: str) -> None:
-    pipeline = wired(
+def routed() -> Pipeline:
+    return wired(
         {"numbers": Numbers(), "router": Router(), "small": Total(), "large": Appender()},
         [("numbers.numbers", "router.numbers"), ("router.small", "small.numbers"), ("router.large", "large.numbers")],
     )
-    ours, haystacks = both_ways(pipeline, {"numbers": {"count": count}}, {"router"})
+
+
+@pytest.mark.parametrize(("count", "branch"), [(2, "small"), (5, "large")])
+def test_a_branch_a_router_did_not_take_does_not_run(count: int, branch: str) -> None:
+    ours, haystacks = both_ways(routed(), {"numbers": {"count": count}}, {"router"})
     assert ours == haystacks
     assert set(ours) == {"router", branch}
 
@@ -223,42 +228,70 @@ def test_pipelines_with_loops_or_greedy_joins_are_left_to_haystack() -> None:
     assert Schedule.of(fan_out()) is not None
 
 
+@dataclass
+class RecordedSpan:
+    """A span as a tracer sees it: its name, the tags it was opened with, and every tag set on it (values
+    copied when set: a component may change its input afterwards)."""
+
+    name: str
+    tags: dict[str, Any]
+    set_tags: list[tuple[str, Any]] = field(default_factory=list)
+
+    def set_tag(self, key: str, value: Any) -> None:
+        self.set_tags.append((key, copy.deepcopy(value)))
+
+    def set_content_tag(self, key: str, value: Any) -> None:
+        self.set_tags.append((key, copy.deepcopy(value)))
+
+    def raw_span(self) -> Any:
+        return self
+
+
 class Recording:
-    """A Haystack tracer that keeps each span's name and tags."""
+    """A Haystack tracer that keeps every span."""
 
     def __init__(self) -> None:
-        self.spans: list[tuple[str, dict[str, Any]]] = []
+        self.spans: list[RecordedSpan] = []
 
     @contextlib.contextmanager
     def trace(self, operation_name: str, tags: dict[str, Any] | None = None, parent_span: Any = None) -> Iterator[Any]:
-        self.spans.append((operation_name, dict(tags or {})))
-        yield _NullSpan()
+        span = RecordedSpan(operation_name, copy.deepcopy(dict(tags or {})))
+        self.spans.append(span)
+        yield span
 
     def current_span(self) -> None:
         return None
 
 
-class _NullSpan:
-    def set_tag(self, key: str, value: Any) -> None:
-        pass
-
-    def set_content_tag(self, key: str, value: Any) -> None:
-        pass
-
-
-def test_every_component_runs_inside_haystacks_span() -> None:
+def traced(run: Any) -> list[RecordedSpan]:
     recording = Recording()
     tracing.enable_tracing(recording)  # type: ignore[arg-type]
     try:
-        schedule = Schedule.of(fan_out())
-        assert schedule is not None
-        schedule.run({"numbers": {"count": 1}}, set())
+        run()
     finally:
         tracing.disable_tracing()
-    names = [name for name, _ in recording.spans]
-    assert names == ["haystack.pipeline.run"] + ["haystack.component.run"] * 3
-    components = [(tags["haystack.component.name"], tags["haystack.component.type"]) for _, tags in recording.spans[1:]]
-    assert components == [("numbers", "Numbers"), ("appender", "Appender"), ("total", "Total")]
+    return recording.spans
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "data", "kept"),
+    [
+        (fan_out, {"numbers": {"count": 1}}, set()),
+        (fan_out, {"numbers": {"count": 2}}, {"numbers", "appender"}),
+        (routed, {"numbers": {"count": 4}}, set()),
+    ],
+    ids=["fan-out", "kept-outputs", "router"],
+)
+def test_the_spans_are_haystacks_tag_for_tag(pipeline: Any, data: dict[str, Any], kept: set[str]) -> None:
+    """The same spans, in the same order, with the same tags, set in the same order, as `Pipeline.run`'s."""
+    built = pipeline()
+    schedule = Schedule.of(built)
+    assert schedule is not None
+    ours = traced(lambda: schedule.run(copy.deepcopy(data), kept))
+    haystacks = traced(lambda: built.run(copy.deepcopy(data), include_outputs_from=kept))
+    assert [span.name for span in ours] == ["haystack.pipeline.run"] + ["haystack.component.run"] * (len(ours) - 1)
+    assert len(ours[0].tags) == 4 and len(ours[1].tags) == 6  # all of Haystack's: pipeline and component
+    assert ours == haystacks
 
 
 @pytest.mark.filterwarnings("ignore:Mutating attribute")  # the careless component this test is about
