@@ -8,6 +8,9 @@ STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 # of every test run and server start), whatever the shell says.
 unexport PYTHONDONTWRITEBYTECODE
 
+# A tool the tests need that cannot be installed: a note where tests may skip, a failure with CI set.
+FAIL_IN_CI := case "$${CI:-}" in ""|0|false) true ;; *) echo "CI is set: every test must run" >&2; exit 1 ;; esac
+
 .PHONY: install browser conformance run serve-stdio test test-fast eval lint bench docs docs-serve clean
 
 # scripts/install.py: uv, with pip's settings, installs in ~10 s what pip takes ~2 min for (pip where uv fails).
@@ -26,21 +29,22 @@ run: install
 serve-stdio: install
 	$(BIN)/haygate serve
 
-# The API page's browser test drives Debian's Chromium (root with apt: installed here when missing; elsewhere
-# the test skips and says why).
+# The pages' browser tests drive Debian's Chromium (root with apt: installed here when missing). Elsewhere those
+# tests skip and say why; with CI set, a Chromium that cannot be had fails here, and those tests fail too.
 browser:
 	@test -x /usr/bin/chromium || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
 	  { apt-get install -y -q chromium >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }; }; } || \
-	  echo "no /usr/bin/chromium: the API page's browser test will skip"
+	  { echo "no /usr/bin/chromium: the browser tests will skip"; $(FAIL_IN_CI); }
 
 # The official MCP conformance suite and the Node.js 22 it needs, from npm (pinned by tests/contract/'s lock
-# file), for the contract test; where npm is missing or cannot install, that test skips and says why.
+# file), for the contract test; where npm is missing or cannot install, that test skips and says why (with CI
+# set, this fails, and so would the test).
 CONFORMANCE := $(VENV)/mcp-conformance
 conformance: $(CONFORMANCE)/.installed
 $(CONFORMANCE)/.installed: tests/contract/package.json tests/contract/package-lock.json
 	@mkdir -p $(CONFORMANCE) && cp tests/contract/package.json tests/contract/package-lock.json $(CONFORMANCE)/
 	@if command -v npm >/dev/null && npm ci --prefix $(CONFORMANCE) --no-audit --no-fund --loglevel=error; \
-	  then touch $@; else echo "could not install the MCP conformance suite: its test will skip"; fi
+	  then touch $@; else echo "could not install the MCP conformance suite: its test will skip"; $(FAIL_IN_CI); fi
 
 # Three profiles, each with a time budget the suite enforces (tests/budgets.py): `test` (CI) at most 10 min
 # counted from here, the install included, on one worker per core (pytest-xdist; a file's tests stay on one
