@@ -3,11 +3,13 @@
 `pytest --profile fast|full|eval` (the Makefile's `test-fast`, `test` and `eval`) picks the tests a profile runs
 and what each may take:
 
-- a test's budget is its own time: setup and call, less the shared set-up (session-, package-, module- and
-  class-scoped fixtures) it happened to trigger first. It follows from what the test does (`slow`, `eval`);
-  `@pytest.mark.budget(seconds, why)` raises it for one test, with the reason in the source. A test over its
-  budget fails, with its name and time.
-- each shared fixture's set-up has a budget of its own, checked at the end of the session;
+- a test's budget is its own time: setup, call and teardown, less the shared fixtures' (session-, package-,
+  module- and class-scoped) set-up and teardown that happened to fall in them. It follows from what the test
+  does (`slow`, `eval`); `@pytest.mark.budget(seconds, why)` raises it for one test, with the reason in the
+  source. A test over its budget fails, with its name and time (a teardown that tips it over is an error
+  at teardown);
+- each shared fixture has a budget of its own for its set-up and its teardown together, checked at the end
+  of the session, so no fixture's time escapes every budget;
 - the profile has a total: `fast` counts pytest's own wall time (collection included); `full` counts from
   `HAYGATE_TEST_STARTED` (the moment `make test` began, so the install counts) or else from pytest's start.
   Over it, the session fails and says what took the time.
@@ -54,10 +56,11 @@ WORKER_FIXTURES = "haygate_fixtures"  # what an xdist worker sends its controlle
 class Timings:
     profile: Profile
     started: float  # time.time() the profile's total counts from
-    shared_now: float = 0.0  # shared set-up inside the running test's setup phase
-    setup: float = 0.0  # the running test's own setup
+    shared_now: float = 0.0  # shared set-up or teardown inside the running test's current phase
+    own: float = 0.0  # the running test's own time so far (setup, then call)
     tests: dict[str, float] = field(default_factory=dict)  # nodeid -> its own seconds
-    fixtures: dict[str, float] = field(default_factory=dict)  # shared fixture -> its longest set-up
+    fixtures: dict[str, float] = field(default_factory=dict)  # shared fixture -> its longest set-up + teardown
+    finalizing: dict[str, float] = field(default_factory=dict)  # shared fixture -> when its teardown began
     problems: list[str] = field(default_factory=list)  # what went over, for the summary
 
 
@@ -123,6 +126,19 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.Fix
         timings = request.config.stash[TIMINGS_KEY]
         timings.shared_now += elapsed
         timings.fixtures[fixturedef.argname] = max(elapsed, timings.fixtures.get(fixturedef.argname, 0.0))
+        # Finalizers run last-added first: this one marks the start of the fixture's own teardown.
+        fixturedef.addfinalizer(lambda: timings.finalizing.__setitem__(fixturedef.argname, time.perf_counter()))
+
+
+def pytest_fixture_post_finalizer(fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest) -> None:
+    """A shared fixture's teardown counts toward its own budget, with its set-up, not toward a test's."""
+    timings = request.config.stash[TIMINGS_KEY]
+    began = timings.finalizing.pop(fixturedef.argname, None)
+    if fixturedef.scope == "function" or began is None:
+        return
+    elapsed = time.perf_counter() - began
+    timings.shared_now += elapsed
+    timings.fixtures[fixturedef.argname] = timings.fixtures.get(fixturedef.argname, 0.0) + elapsed
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -130,32 +146,52 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     item.config.stash[TIMINGS_KEY].shared_now = 0.0
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    item.config.stash[TIMINGS_KEY].shared_now = 0.0
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    item.config.stash[TIMINGS_KEY].shared_now = 0.0
+
+
+def over_budget(item: pytest.Item, own: float, allowed: float) -> str:
+    profile = item.config.stash[TIMINGS_KEY].profile
+    return (
+        f"{item.nodeid} took {own:.1f} s of its own (shared fixtures left out); the {profile.name} profile allows "
+        f"it {allowed:.0f} s. Make it faster, mark it `slow` if it starts processes or loads the samples, or give "
+        "it @pytest.mark.budget(seconds, why)."
+    )
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     timings = item.config.stash[TIMINGS_KEY]
+    own_part = max(0.0, report.duration - timings.shared_now)
     if call.when == "setup":
-        timings.setup = max(0.0, report.duration - timings.shared_now)
+        timings.own = own_part
         return
-    if call.when != "call":
-        return
-    own = timings.setup + report.duration
-    report.user_properties.append((OWN_SECONDS, own))
     allowed = budget_of(item)
-    if own > allowed and report.passed:
+    timings.own += own_part
+    if call.when == "call":
+        if timings.own > allowed and report.passed:
+            report.outcome = "failed"
+            report.longrepr = over_budget(item, timings.own, allowed)
+        return
+    report.user_properties.append((OWN_SECONDS, timings.own))  # teardown: the test's whole own time
+    before = timings.own - own_part
+    if timings.own > allowed >= before and report.passed:  # the call was within it: the teardown tipped it
         report.outcome = "failed"
-        report.longrepr = (
-            f"{item.nodeid} took {own:.1f} s of its own (shared set-up left out); the {timings.profile.name} "
-            f"profile allows it {allowed:.0f} s. Make it faster, mark it `slow` if it starts processes or loads "
-            "the samples, or give it @pytest.mark.budget(seconds, why)."
-        )
+        report.longrepr = over_budget(item, timings.own, allowed) + " (its teardown tipped it over)"
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Where reports arrive: in this process, or from the workers on the xdist controller."""
     seconds = dict(report.user_properties).get(OWN_SECONDS)
-    if report.when == "call" and seconds is not None:
+    if report.when == "teardown" and seconds is not None:
         _timings[0].tests[report.nodeid] = float(seconds)
 
 
@@ -184,8 +220,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     profile = timings.profile
     problems = [
-        f"shared fixture '{name}' took {seconds:.1f} s to set up; the {profile.name} profile allows "
-        f"{profile.shared:.0f} s"
+        f"shared fixture '{name}' took {seconds:.1f} s to set up and tear down; the {profile.name} profile "
+        f"allows {profile.shared:.0f} s"
         for name, seconds in timings.fixtures.items()
         if seconds > profile.shared
     ]
