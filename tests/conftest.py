@@ -23,6 +23,7 @@ import haygate._env  # noqa: F401  (offline defaults before anything reads the e
 # isort: split
 import shutil
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -87,8 +88,13 @@ def loader(settings: Settings) -> Iterator[Loader]:
         yield opened
 
 
-# What the ingested samples are made from: a change to any of these files makes a new build.
-SAMPLES_INPUTS = [PROJECT / name for name in ("samples", "configs", "pipelines", "haygate", "pyproject.toml")]
+# What the ingested samples are made from: a change to any of these files makes a new build. The project's
+# components are among them (the indexing pipelines name them), and so is this file (it holds the build).
+# tests/unit/test_cache.py holds every other top-level entry of the checkout to a reason it is not read.
+SAMPLES_INPUTS = [
+    *(PROJECT / name for name in ("samples", "configs", "pipelines", "components", "haygate", "pyproject.toml")),
+    PROJECT / "tests" / "conftest.py",
+]
 
 
 def ingest_samples(data_dir: Path) -> None:
@@ -215,6 +221,75 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if SLOW_FIXTURES.keys() & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+# -- ../shared/data: read only by tests marked `shared_data`, which skip where it is absent --------------------
+#
+# The marker is what says a test needs data this checkout does not carry. So it cannot drift from the truth,
+# an audit hook watches each test run (set-up, call and teardown): a test that opens or lists a path under
+# ../shared/data, or starts a process naming one, without the marker fails and says so.
+
+SHARED_DATA_TEXT = str(SHARED_DATA)
+SHARED_DATA_WRITTEN = "../shared/data"  # as commands and eval.yaml files spell it, relative to the checkout
+_shared_reads: list[str] = []  # what the running test read of ../shared/data
+_watching = [False]
+
+
+def _shared_path(value: Any) -> str | None:
+    if not isinstance(value, str | bytes | os.PathLike):
+        return None
+    text = os.fsdecode(value)
+    if "shared" not in text:
+        return None
+    if SHARED_DATA_WRITTEN in text or os.path.abspath(text).startswith(SHARED_DATA_TEXT):
+        return text
+    return None
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if not _watching[0] or event not in ("open", "os.listdir", "os.scandir", "subprocess.Popen"):
+        return
+    try:
+        if event == "subprocess.Popen":
+            arguments = args[1] if isinstance(args[1], list | tuple) else [args[1]]
+            found = next((p for p in map(_shared_path, arguments) if p), None)
+        else:
+            found = _shared_path(args[0]) if args else None
+        if found and len(_shared_reads) < 5:
+            _shared_reads.append(f"{event} {found}")
+    except Exception:  # an audit hook must never break the code it watches
+        pass
+
+
+sys.addaudithook(_audit)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("shared_data") is not None and not SHARED_DATA.is_dir():
+        pytest.skip(f"{SHARED_DATA} is absent: this test reads the judged datasets beside the checkout")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    _shared_reads.clear()
+    _watching[0] = True
+    try:
+        yield
+    finally:
+        _watching[0] = False
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+    if call.when != "teardown" or not _shared_reads or item.get_closest_marker("shared_data") is not None:
+        return
+    report.outcome = "failed"
+    report.longrepr = (
+        f"{item.nodeid} read ../shared/data without the `shared_data` marker ({'; '.join(_shared_reads)}). "
+        "Mark it `@pytest.mark.shared_data`, so it skips, with the reason, where the data is absent."
+    )
 
 
 def pytest_sessionfinish() -> None:

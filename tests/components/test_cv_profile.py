@@ -175,7 +175,7 @@ def annotated(span: str) -> float | None:
     return int(months.group(1)) / 12 if months else None
 
 
-@pytest.mark.skipif(not RESUMES.exists(), reason="../shared/data/resumes is not on this machine")
+@pytest.mark.shared_data
 def test_stated_experience_agrees_with_annotations_on_real_cvs() -> None:
     """Spot-check against the human-annotated `years_of_experience` spans where a CV has one."""
     checked = agreed = 0
@@ -191,7 +191,7 @@ def test_stated_experience_agrees_with_annotations_on_real_cvs() -> None:
     assert agreed / checked >= 0.8, f"{agreed}/{checked}"
 
 
-@pytest.mark.skipif(not RESUMES.exists(), reason="../shared/data/resumes is not on this machine")
+@pytest.mark.shared_data
 def test_open_ranges_of_undated_real_cvs_are_not_measured_to_today() -> None:
     """The resumes have no `as_of`; measured to today their "to Present" ranges were 8.8 years too long on
     average and 15 of 20 levels too high (scripts/cv_experience_accuracy.py). Guard the lower bound."""

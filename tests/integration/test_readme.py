@@ -42,7 +42,6 @@ from tests.docs import at_test_scale, block, blocks, commands, expanded, table
 
 pytestmark = pytest.mark.integration
 ADD_A_TOOL = PROJECT / "docs" / "how-to" / "add-a-tool.md"
-SHARED_DATA = PROJECT.parent / "shared" / "data"
 LIMIT = 1  # queries per evaluation at test scale
 WAIT = 120  # seconds any one command or server start may take here, inside the test's own budget
 
@@ -481,8 +480,6 @@ def assert_computed(variant: dict[str, Any], metrics: set[str]) -> None:
 @pytest.mark.budget(150, "indexes samples of SciFact, Cranfield and CISI, then evaluates and tunes on each")
 def test_the_evaluation_commands(tmp_path: Path, at_test_scale_here: Callable[[str], list[str]]) -> None:
     """Both evaluation blocks, as quick runs: every report written, with every figure computed."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"{SHARED_DATA} is absent: the judged datasets are not on this machine")
     for first in (".venv/bin/haygate eval --dataset ../shared/data/scifact-dev --split train \\", 'P="--pipeline'):
         at_test_scale_here(block(first).text)
     for name in ("scifact", "cranfield", "cisi"):
@@ -502,8 +499,6 @@ def test_the_evaluation_commands(tmp_path: Path, at_test_scale_here: Callable[[s
 @pytest.mark.budget(150, "indexes a sample of each judged set's corpus and calls every search tool")
 def test_the_tool_evaluation_commands(tmp_path: Path, at_test_scale_here: Callable[[str], list[str]]) -> None:
     """The tool evaluations as quick runs: each served tool first, its variant beside it, figures computed."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"{SHARED_DATA} is absent: the judged sets' corpora are not on this machine")
     at_test_scale_here(block(".venv/bin/haygate eval --judged evaluation/search_docs \\").text)
     variants = {"search_docs": ["search_docs_dbsf"], "search_by_skills": ["search_by_skills_vocabulary_only"]}
     for tool in TOOL_SETS:
@@ -529,8 +524,6 @@ TOOL_SETS = [
 @pytest.mark.shared_data
 def test_the_floor_study_commands(at_test_scale_here: Callable[[str], list[str]]) -> None:
     """The floor studies as quick runs print, for every value, the figures the README's tables report."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"{SHARED_DATA} is absent: search_docs' judged corpus is not on this machine")
     studies = [
         json.loads(printed) for printed in at_test_scale_here(block(".venv/bin/python scripts/floor_study.py").text)
     ]

@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import PROJECT, SHARED_DATA
 
 RESUMES = SHARED_DATA / "resumes" / "resumes.jsonl"
-pytestmark = pytest.mark.skipif(not RESUMES.is_file(), reason=f"the real CVs are not here: {RESUMES}")
+pytestmark = pytest.mark.shared_data  # the real CVs, RESUMES
 GENERATED = 2000
 SEED = 7
 

@@ -47,7 +47,7 @@ def test_one_section_gives_a_warning_a_pattern_and_a_decision() -> None:
     ]
 
 
-@pytest.mark.skipif(not SHARED_SECTIONS.exists(), reason="../shared/data/haystack-docs is not on this machine")
+@pytest.mark.shared_data
 def test_real_docs_yield_every_type(tmp_path: Path) -> None:
     out = tmp_path / "extractions.jsonl"
     counts = write_extractions(SHARED_SECTIONS, out, "haystack-docs")
