@@ -69,6 +69,7 @@ def assert_held(report: dict[str, Any]) -> None:
     assert [life["ended_by"] for life in server["lives"]] == ["SIGKILL", "SIGTERM"], shown(report, "server")
     assert server["reloads"] and all(r["outcome"] == "ok" for r in server["reloads"]), shown(report, "server")
     assert server["stop_exit_code"] == 0, shown(report, "server")
+    assert server["log_problem_lines"] == 0 and server["log_problems"] == [], shown(report, "server")
 
     upserted = sum(writes[t]["acknowledged_records"].get("upserted", 0) for t in ("rest", "mcp"))
     deleted = writes["rest"]["deleted"] + writes["mcp"]["deleted"]

@@ -1,10 +1,14 @@
-"""haygate as a user meets it: the wheel built from this checkout, installed into a fresh virtual environment
-outside it, run from folders that are not the repository. No network: the dependencies come from this
-checkout's environment (a `.pth` line, so the fresh one's own site-packages holds haygate alone, from the
-wheel), which is what a user's `pip install haygate` would have put there."""
+"""haygate as a user meets it: the wheel built from this checkout, installed with the dependencies it declares,
+and nothing else, into a fresh virtual environment outside it that shares no package with the checkout's
+`.venv`, and run from folders that are not the repository. A dependency the code imports but the wheel does not
+declare fails here, as it would for a user.
+
+No network: uv installs offline, from the cache `make install` filled (hard links, about a second), with the
+indexes pip is configured with (`scripts/install.py` reads them)."""
 
 import json
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -21,6 +25,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.cache import copy_tree
 from tests.conftest import PROJECT, free_port
+from tests.installed import require
 from tests.integration.test_readme import stop, wait_until_ready
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -48,8 +53,9 @@ def tracked_files() -> list[str]:
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     """The wheel, built through the sdist from a copy of the checkout's files (a build writes build/ and
-    *.egg-info beside its sources), installed with no dependencies and no index into a new environment in a
-    temp folder."""
+    *.egg-info beside its sources), installed with the dependencies it declares into a new environment, with
+    no pip, in a temp folder; run with no variable that could point back (PYTHONPATH, VIRTUAL_ENV, HAYGATE_*
+    but for the shared folder of model exports)."""
     root = tmp_path_factory.mktemp("wheel")
     source = root / "source"
     for relative in tracked_files():
@@ -61,33 +67,44 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     built = subprocess.run(build, capture_output=True, text=True, timeout=WAIT)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     [wheel], [_sdist] = (root / "dist").glob("haygate-*.whl"), (root / "dist").glob("haygate-*.tar.gz")
-    venv.EnvBuilder(with_pip=True).create(root / "env")
+    venv.EnvBuilder(with_pip=False).create(root / "env")
     bin_dir = root / "env" / "bin"
-    fresh_site = subprocess.run(
-        [str(bin_dir / "python"), "-c", "import site; print(site.getsitepackages()[0])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    ours = next(p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir())
-    (Path(fresh_site) / "haygate-dependencies.pth").write_text(ours + "\n")
-    install = [str(bin_dir / "python"), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)]
-    done = subprocess.run(install, capture_output=True, text=True, timeout=WAIT)
-    assert done.returncode == 0, done.stderr[-3000:]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HAYGATE_") or k == "HAYGATE_MODEL_CACHE_DIR"}
+    uv = Path(sys.executable).with_name("uv")
+    require(uv.is_file(), f"uv beside {sys.executable}", "`make install` installs it (scripts/install.py)")
+    installer = runpy.run_path(str(PROJECT / "scripts" / "install.py"))
+    listed = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
+    flags = installer["uv_arguments"](installer["pip_settings"](listed))
+    install = [str(uv), "pip", "install", "--offline", "--quiet", "--python", str(bin_dir / "python"), *flags]
+    done = subprocess.run([*install, str(wheel)], capture_output=True, text=True, timeout=WAIT)
+    assert done.returncode == 0, "the wheel and its declared dependencies, offline:\n" + done.stderr[-3000:]
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if (not k.startswith("HAYGATE_") or k == "HAYGATE_MODEL_CACHE_DIR") and k not in ("PYTHONPATH", "VIRTUAL_ENV")
+    }
     return Installed(bin_dir, env)
 
 
 def test_the_installed_package_is_the_wheel_not_the_checkout(installed: Installed, tmp_path: Path) -> None:
-    where = subprocess.run(
-        [str(installed.bin / "python"), "-c", "import haygate; print(haygate.__file__)"],
-        cwd=tmp_path,
-        env=installed.env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    assert where.startswith(str(installed.bin.parent)) and str(PROJECT) not in where
+    """haygate and every package it imports come from the fresh environment: nothing from the checkout or
+    its `.venv` (no test tool, no development dependency) is on its path."""
+    probe = (
+        "import json, sys, haygate, haygate.cli, haygate.server.transports, haygate.gateway.runtime; "
+        "print(json.dumps({'haygate': haygate.__file__, 'path': sys.path, "
+        "'modules': sorted({getattr(m, '__file__', None) or '' for m in list(sys.modules.values())})}))"
+    )
+    done = subprocess.run(
+        [str(installed.bin / "python"), "-c", probe], cwd=tmp_path, env=installed.env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout)
+    assert seen["haygate"].startswith(str(installed.bin.parent)) and str(PROJECT) not in seen["haygate"]
+    assert not [entry for entry in seen["path"] if str(PROJECT) in entry], seen["path"]
+    assert not [module for module in seen["modules"] if str(PROJECT) in module]
+    listed = subprocess.run(
+        [str(installed.bin / "python"), "-m", "pip", "--version"], env=installed.env, capture_output=True, text=True
+    )
+    assert listed.returncode != 0  # not even pip: the environment holds the wheel and what it declares
 
 
 def test_an_empty_folder_says_what_to_do(installed: Installed, tmp_path: Path) -> None:
