@@ -1,7 +1,11 @@
 """Process-wide defaults that keep haygate offline, and a Haystack import that does not load torch.
 
-Imported before Haystack, sentence-transformers or FastMCP, because they read these variables at import
+Imported before Haystack, sentence-transformers, FastMCP or ranx, because they read these variables at import
 time. `setdefault` lets a user who does have network access opt back in.
+
+ranx's metrics run as plain Python (`NUMBA_DISABLE_JIT`): numba compiles them afresh in every process, 6 to
+30 s of every `haygate eval`, while a judged set of a thousand queries scores in half a second uncompiled,
+to the same figures (benchmarks page).
 """
 
 import os
@@ -18,6 +22,7 @@ OFFLINE_DEFAULTS = {
     "FASTMCP_CHECK_FOR_UPDATES": "off",
     "FASTMCP_SHOW_SERVER_BANNER": "false",
     "TOKENIZERS_PARALLELISM": "false",
+    "NUMBA_DISABLE_JIT": "1",
 }
 
 for _name, _value in OFFLINE_DEFAULTS.items():

@@ -231,7 +231,12 @@ def build_parser() -> argparse.ArgumentParser:
     judged = evaluate.add_mutually_exclusive_group(required=True)
     judged.add_argument("--dataset", type=Path, help="folder with corpus.jsonl, queries.jsonl, qrels/")
     judged.add_argument("--judged", type=Path, help="a tool's judged set: queries.jsonl, qrels/, eval.yaml")
-    evaluate.add_argument("--corpus", type=Path, help="with --judged: the corpus, instead of the one eval.yaml names")
+    source = evaluate.add_mutually_exclusive_group()
+    source.add_argument("--corpus", type=Path, help="with --judged: the corpus, instead of the one eval.yaml names")
+    source.add_argument(
+        "--collection",
+        help="with --judged: evaluate this collection as ingested (no corpus, no indexing), e.g. the one served",
+    )
     evaluate.add_argument("--split", default="test", help="qrels/<split>.tsv (default: test)")
     evaluate.add_argument(
         "--pipeline",

@@ -172,14 +172,17 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     from haygate.evaluation.tools import evaluate_tool, load_judged_set
 
     if args.judged is not None:
-        judged = load_judged_set(args.judged, args.split, args.corpus, args.limit)
+        judged = load_judged_set(args.judged, args.split, args.corpus, args.limit, args.collection)
         dataset = judged.dataset
         results, comparisons = evaluate_tool(
             settings, judged, args.pipeline, args.metric, progress=not args.no_progress
         )
     else:
-        if not args.pipeline or args.corpus is not None:
-            msg = "--dataset evaluates the --pipeline files (at least one) on the folder's own corpus.jsonl"
+        if not args.pipeline or args.corpus is not None or args.collection is not None:
+            msg = (
+                "--dataset evaluates the --pipeline files (at least one) on the folder's own corpus.jsonl "
+                "(--corpus and --collection go with --judged)"
+            )
             raise InvalidRequestError(msg)
         dataset = load_dataset(args.dataset, args.split, args.limit)
         results, comparisons = evaluate_variants(

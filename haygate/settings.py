@@ -121,6 +121,11 @@ class Settings(BaseSettings):
         return self.eval_dir or self.home / "eval-out"
 
     @property
+    def judged_sets_dir(self) -> Path:
+        """The project's judged sets (`evaluation/<set>/`), which the console's Judge tab writes."""
+        return self.home / "evaluation"
+
+    @property
     def has_project(self) -> bool:
         return (self.home / PROJECT_MARKER).is_dir()
 

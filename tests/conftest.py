@@ -10,10 +10,6 @@ from pathlib import Path
 
 from tests.cache import built, copy_tree, model_cache_dir
 
-# ranx compiles its numba kernels on first use: about 50 s on 2 cores, paid again in every fresh venv.
-# The tests' judged datasets have a handful of queries, so ranx runs its kernels as plain Python here.
-os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
-
 # The ONNX export of the model (about 10 s) is made once per machine (per version of the export code) and
 # shared by every loader and server process the tests start, instead of once per temp data dir.
 os.environ.setdefault("HAYGATE_MODEL_CACHE_DIR", str(model_cache_dir()))

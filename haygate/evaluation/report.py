@@ -35,7 +35,14 @@ def report_dict(
         "alpha": SIGNIFICANCE,
         "variants": [
             {"name": r.name, "pipeline": r.pipeline, "metrics": r.metrics, "latency_ms": r.latency}
+            | {
+                "intervals": {
+                    m: [round(v, 4) for v in confidence_interval(list(scores.values()))]
+                    for m, scores in r.per_query.items()
+                }
+            }
             | ({"unjudged": unjudged_summary(r)} if r.unjudged else {})
+            | ({"judged_hits": r.judged_hits} if r.judged_hits is not None else {})
             | {"per_query": {m: {q: round(s, 4) for q, s in scores.items()} for m, scores in r.per_query.items()}}
             for r in results
         ],
@@ -50,10 +57,15 @@ def unjudged_summary(result: VariantResult) -> dict[str, Any]:
     return {"queries": len(result.unjudged), "answered": len(answered), "answered_ids": answered}
 
 
-def confidence_interval(values: Sequence[float]) -> float:
-    """Half-width of the 95% normal-approximation interval of the mean."""
+def confidence_interval(values: Sequence[float]) -> tuple[float, float]:
+    """The 95% normal-approximation interval of the mean, clipped to [0, 1], the range of every ranx metric
+    reported here: with few queries near 1.0 the symmetric interval would run past what the metric can be."""
     array = np.asarray(values, dtype=float)
-    return float(1.96 * array.std(ddof=1) / np.sqrt(len(array))) if len(array) > 1 else 0.0
+    if len(array) == 0:
+        return 0.0, 0.0
+    mean = float(array.mean())
+    half = float(1.96 * array.std(ddof=1) / np.sqrt(len(array))) if len(array) > 1 else 0.0
+    return max(0.0, mean - half), min(1.0, mean + half)
 
 
 def markdown(report: dict[str, Any], results: Sequence[VariantResult]) -> str:
@@ -69,8 +81,9 @@ def markdown(report: dict[str, Any], results: Sequence[VariantResult]) -> str:
     ]
     for variant, result in zip(report["variants"], results, strict=True):
         cells = [
-            f"{variant['metrics'][m]:.4f} ± {confidence_interval(list(result.per_query[m].values())):.3f}"
+            f"{variant['metrics'][m]:.4f} [{low:.3f}, {high:.3f}]"
             for m in metrics
+            for low, high in [confidence_interval(list(result.per_query[m].values()))]
         ]
         label = f"{variant['name']} (baseline)" if variant["name"] == baseline else variant["name"]
         lines.append(
@@ -103,7 +116,7 @@ def markdown(report: dict[str, Any], results: Sequence[VariantResult]) -> str:
                 f"| {c['metric']} | {c['baseline_value']:.4f} | {c['variant_value']:.4f} | {c['delta']:+.4f} "
                 f"| {c['p_value']:.4g}{mark} | {c['better']} / {c['tied']} / {c['worse']} |"
             )
-    lines += ["", "± is the 95% confidence half-width of the mean."]
+    lines += ["", "[low, high]: the 95% confidence interval of the mean, within the metric's range [0, 1]."]
     if by_variant:
         lines[-1] += (
             f" delta is variant minus baseline; p-value: two-sided paired Student's t-test over queries "
@@ -152,11 +165,13 @@ def comparison_figure(results: Sequence[VariantResult], comparisons: Sequence[Co
     means_axis = axes[0]
     labels = [f"{r.name}\n(baseline)" if r is baseline else r.name for r in results]
     means = [r.metrics[metric] for r in results]
-    errors = [confidence_interval(list(r.per_query[metric].values())) for r in results]
+    intervals = [confidence_interval(list(r.per_query[metric].values())) for r in results]
+    below = [max(0.0, m - low) for m, (low, _) in zip(means, intervals, strict=True)]
+    above = [max(0.0, high - m) for m, (_, high) in zip(means, intervals, strict=True)]
     colors = [BASELINE_COLOR] + [VARIANT_COLOR] * (len(results) - 1)
-    bars = means_axis.bar(labels, means, yerr=errors, capsize=6, color=colors)
-    top = max(1e-6, max(m + e for m, e in zip(means, errors, strict=True)))
-    for bar, result, error in zip(bars, results, errors, strict=True):
+    bars = means_axis.bar(labels, means, yerr=[below, above], capsize=6, color=colors)
+    top = max(1e-6, max(m + e for m, e in zip(means, above, strict=True)))
+    for bar, result, error in zip(bars, results, above, strict=True):
         test = tests.get(result.name)
         if test is not None:
             mark = "*" if test.significant else ""

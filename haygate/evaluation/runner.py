@@ -58,6 +58,8 @@ class VariantResult:
     metrics: dict[str, float] = field(default_factory=dict)
     # Queries judged to have no relevant document (a tool's set: "nothing matches this"): qid -> results.
     unjudged: dict[str, int] = field(default_factory=dict)
+    # A tool's set: results that counted as a judged record or section of their query, over every query.
+    judged_hits: int | None = None
 
     @property
     def latency(self) -> dict[str, float]:

@@ -1,26 +1,33 @@
-"""Judged sets of served tools: `haygate eval --judged evaluation/<tool>` scores the tool itself.
+"""Judged sets of served tools: `haygate eval --judged evaluation/<set>` scores the tool itself.
 
-A judged set's folder holds `queries.jsonl`, `qrels/<split>.tsv` and `eval.yaml`, which names the tool, the
-corpus, the arguments of each call and where the ranked ids are in the tool's answer. The corpus is ingested
-into the tool's own collection by that collection's own indexing pipeline, in an eval store of its own, and
-every judged query is then a real tool call: arguments validated, the pipeline run, the answer checked
-against the tool's output schema, exactly as a client's call. Other `--pipeline` files run in the tool's
-place, under the same declaration, and are compared with it.
+A judged set's folder holds `queries.jsonl`, `qrels/<split>.tsv` and `eval.yaml` (`JudgedSetSpec`: the tool,
+the corpus, the arguments of each call). Every judged query is a real tool call: arguments validated, the
+pipeline run, the answer checked against the tool's output schema, exactly as a client's call. Other
+`--pipeline` files run in the tool's place, under the same declaration, and are compared with it.
+
+- **Judged ids at the level people judge**: a record (a file) or a section (`haygate.ingest.judged`). Each
+  result counts as the most specific of its ancestors the query judged, read from the stored document the
+  result was made from, never from a field the tool's answer happens to carry.
+- **Checked before anything is indexed**: every judged id must name a record or a section of the corpus, as
+  an ingest would make them (the indexing pipeline run up to its embedders); a refusal names the closest real
+  ids.
+- **One index per corpus**: the corpus goes into the tool's collection in an eval store keyed by the corpus'
+  content and the collection's indexing configuration, so every judged set over one corpus shares it; with no
+  corpus (`--collection`, or none in `eval.yaml`) the collection as ingested is evaluated, with no indexing.
 """
 
 import copy
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from haygate import yamlfile
-from haygate.components.chunk_ids import record_of
 from haygate.components.dense_text_embedder import forget_queries
 from haygate.errors import ConfigurationError, DatasetError, NotFoundError
 from haygate.evaluation.datasets import Dataset, limited, load_judged_queries
@@ -36,44 +43,24 @@ from haygate.evaluation.runner import (
 )
 from haygate.gateway.catalog import load_catalog
 from haygate.gateway.declarations import ToolDeclaration
+from haygate.gateway.judged_sets import QUERY_SLOT, SPEC_FILE, JudgedSetSpec
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import ToolRuntime, check_interface
-from haygate.ingest.indexer import stored_records
-from haygate.ingest.readers import SUFFIXES
+from haygate.ingest.indexer import planned_documents
+from haygate.ingest.judged import CorpusIds, ancestors, counted_as, record_ids, unknown_ids_message
+from haygate.ingest.readers import files_under, read_records
 from haygate.settings import Settings
 
 logger = logging.getLogger(__name__)
 
-SPEC_FILE = "eval.yaml"
-QUERY_SLOT = "{query}"  # in `arguments`, a string that is exactly this becomes the judged query's text
 CALL_METADATA = "arguments"  # a query's `metadata.arguments`: arguments of its own, over the spec's
-
-
-class JudgedSetSpec(BaseModel):
-    """`eval.yaml`: how a judged set calls its tool and reads the ranking from the answer."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    tool: str = Field(min_length=1, description="the served tool's name")
-    corpus: Path = Field(description="a file or folder of records, relative to the judged set's folder")
-    collection: str | None = Field(None, description="where the corpus goes (default: the one the tool reads)")
-    project: str | None = Field(None, description="the tenant a tenant-scoped tool serves (default: the server's)")
-    arguments: dict[str, Any] = Field(default_factory=lambda: {"query": QUERY_SLOT})
-    results: str = Field("results", min_length=1, description="the answer's ranked list, best first")
-    id: str = Field(
-        "id",
-        min_length=1,
-        description="each item's field holding its record id (or a chunk id of one), or a template of its fields "
-        "that makes the record id: `{entity_type}:{entity_id}`",
-    )
-    metrics: list[str] = Field(default_factory=lambda: ["ndcg@10", "mrr@10", "recall@10"], min_length=1)
 
 
 @dataclass(frozen=True)
 class JudgedToolSet:
     spec: JudgedSetSpec
     dataset: Dataset
-    corpus: list[Path]  # the record files, in order
+    corpus: list[Path]  # files or folders of records, in order; empty: the collection as ingested
     calls: dict[str, dict[str, Any]]  # query id -> the tool's arguments (every query, judged or not)
 
     @property
@@ -86,28 +73,38 @@ class JudgedToolSet:
         return self.dataset.name
 
 
-def load_judged_set(
-    folder: Path, split: str = "test", corpus: Path | None = None, limit: int | None = None
-) -> JudgedToolSet:
-    """Read and check `eval.yaml`, the queries and the qrels; `corpus` overrides the spec's. `limit`: only the
-    first `limit` queries of the split (judged or not), over a sample of the corpus (`limited`)."""
-    folder = Path(folder)
-    spec_path = folder / SPEC_FILE
+def load_spec(folder: Path) -> JudgedSetSpec:
+    spec_path = Path(folder) / SPEC_FILE
     if not spec_path.is_file():
         raise DatasetError(f"{spec_path}: missing (a tool's judged set says in it which tool to call and how)")
     try:
-        spec = JudgedSetSpec.model_validate(yamlfile.safe_load(spec_path.read_text()) or {})
+        return JudgedSetSpec.model_validate(yamlfile.safe_load(spec_path.read_text()) or {})
     except (yaml.YAMLError, ValidationError) as error:
         raise DatasetError(f"{spec_path}: {error}") from None
+
+
+def load_judged_set(
+    folder: Path,
+    split: str = "test",
+    corpus: Path | None = None,
+    limit: int | None = None,
+    collection: str | None = None,
+) -> JudgedToolSet:
+    """Read and check `eval.yaml`, the queries and the qrels; `corpus` overrides the spec's, and `collection`
+    evaluates that collection as ingested (no corpus, no indexing). `limit`: only the first `limit` queries of
+    the split (judged or not), over a sample of the corpus (`limited`)."""
+    folder = Path(folder)
+    spec = load_spec(folder)
+    if collection is not None:
+        spec = spec.model_copy(update={"collection": collection, "corpus": None})
     dataset, queries = load_judged_queries(folder, split)
-    root = Path(corpus) if corpus is not None else (folder / spec.corpus)
-    if root.is_dir():
-        files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
-    else:
-        files = [root] if root.is_file() else []
-    if not files:
-        hint = "" if corpus is not None else " (pass --corpus to point at another copy)"
-        raise DatasetError(f"{root.resolve()}: no corpus records there{hint}")
+    roots = [] if collection is not None else [Path(corpus)] if corpus is not None else []
+    if not roots and collection is None and spec.corpus is not None:
+        roots = [folder / spec.corpus]
+    for root in roots:
+        if not (root.is_dir() and files_under(root)) and not root.is_file():
+            hint = "" if corpus is not None else " (pass --corpus to point at another copy, or --collection NAME)"
+            raise DatasetError(f"{root.resolve()}: no corpus records there{hint}")
     calls = {}
     for query_id, (text, metadata) in queries.items():
         own = metadata.get(CALL_METADATA) or {}
@@ -117,7 +114,7 @@ def load_judged_set(
     if limit is not None:
         calls = dict(list(calls.items())[:limit])
         dataset = limited(dataset, list(calls))
-    return JudgedToolSet(spec, dataset, files, calls)
+    return JudgedToolSet(spec, dataset, roots, calls)
 
 
 def _filled(template: Any, text: str) -> Any:
@@ -158,73 +155,173 @@ def evaluate_tool(
     metrics: Sequence[str] = (),
     progress: bool = True,
 ) -> tuple[list[VariantResult], list[Comparison]]:
-    """The tool as served first (the baseline), then each of `pipelines` in its place; one index for all."""
+    """The tool as served first (the baseline), then each of `pipelines` in its place; one index for all, shared
+    with every judged set over the same corpus, or none (the collection as ingested)."""
     spec = judged.spec
     metrics = check_metrics([*spec.metrics, *metrics])
     declaration = _declaration(settings, spec.tool)
     collection = _collection(settings, spec, declaration)
     served = settings.pipelines_dir / declaration.pipeline_file
-    store = f"{spec.tool}-{judged.dataset.store_name}"
-    with Loader(store_settings(settings, store, judged.corpus, collection)) as loader:
-        runtimes = []
-        for path in [served, *pipelines]:
-            loaded = loader.pipeline(Path(path))
-            check_interface(declaration, loaded)  # a variant must fit the tool's declaration as it stands
-            tenant = spec.project if spec.project is not None else settings.project_id
-            runtimes.append((Path(path), ToolRuntime(declaration, loaded, tenant)))
-        ensure_corpus_index(loader, judged.name, judged.corpus, collection, progress, judged.dataset.sample)
-        _check_judged_ids(loader, collection, judged)
-        results, names = [], set()
-        for path, runtime in runtimes:
-            name = path.stem if path != served else spec.tool
-            while name in names:
-                name += "'"
-            names.add(name)
-            assert runtime.pipeline is not None
-            runtime.pipeline.pipeline.warm_up()
-            forget_queries()  # each variant's calls embed their queries, as a client's calls do
-            started = time.perf_counter()
-            ranked = _caller(runtime, judged)
-            result = run_queries(name, path, judged.dataset, ranked, progress)
-            score(result, judged.dataset, metrics)
-            result.unjudged = {q: len(ranked(q, "")) for q in judged.unjudged}
-            results.append(result)
-            logger.info("%s: %d calls in %.1f s", name, len(judged.calls), time.perf_counter() - started)
+    paths = [served, *pipelines]
+    if not judged.corpus:
+        with Loader(settings) as loader:
+            target = LocalTarget(loader, collection, declaration, spec, settings.project_id)
+            _check_judged_ids(target.corpus_ids(), judged, collection, "the collection as ingested")
+            return _evaluate(target, judged, paths, metrics, progress)
+    with Loader(settings) as loader:
+        corpus = _planned_ids(loader, collection, judged)  # before anything is indexed
+    _check_judged_ids(corpus, judged, collection, "the corpus")
+    dataset = judged.dataset
+    if dataset.sample is not None:  # a limited run indexes the records the kept queries judged (or parts of)
+        records = {_record_of(corpus, judged_id) for judged_id in dataset.sample.judged}
+        dataset = replace(dataset, sample=replace(dataset.sample, judged=frozenset(records)))
+    name = collection if dataset.sample is None else f"{collection}-limit-{dataset.sample.key}"
+    with Loader(store_settings(settings, name, judged.corpus, collection)) as loader:
+        target = LocalTarget(loader, collection, declaration, spec, settings.project_id)
+        target.runtimes(paths)  # every variant builds and fits the declaration before anything is indexed
+        ensure_corpus_index(loader, name, judged.corpus, collection, progress, dataset.sample)
+        return _evaluate(target, judged, paths, metrics, progress)
+
+
+def _planned_ids(loader: Loader, collection: str, judged: JudgedToolSet) -> CorpusIds:
+    """What the corpus would hold once indexed: its records and documents, with no model and no store."""
+    records = (record for root in judged.corpus for record in read_records(root))
+    return CorpusIds.of_documents(planned_documents(loader.preview(collection), loader.schema(collection), records))
+
+
+def _record_of(corpus: CorpusIds, judged_id: str) -> str:
+    """The record a judged id is, or is part of (a section or a chunk of it)."""
+    return corpus.record_of_document.get(judged_id) or corpus.record_of_document.get(judged_id + "#chunk0", judged_id)
+
+
+def _check_judged_ids(corpus: CorpusIds, judged: JudgedToolSet, collection: str, what: str) -> None:
+    """A judged id that names no record or section is a broken judged set (or the wrong corpus): refused
+    before any call, with the closest real ids."""
+    judged_ids = {doc for docs in judged.dataset.qrels.values() for doc in docs}
+    unknown = corpus.unknown(judged_ids)
+    if unknown:
+        where = f"{judged.dataset.root} ({what})"
+        raise DatasetError(unknown_ids_message(where, collection, unknown, corpus), {"unknown": sorted(unknown)})
+
+
+class LocalTarget:
+    """The tool and its variants run in this process, over a loader's collection."""
+
+    def __init__(
+        self, loader: Loader, collection: str, declaration: ToolDeclaration, spec: JudgedSetSpec, project: str | None
+    ) -> None:
+        self.loader, self.collection, self.declaration, self.spec = loader, collection, declaration, spec
+        self.tenant = spec.project if spec.project is not None else project
+        self._runtimes: dict[Path, ToolRuntime] = {}
+
+    def corpus_ids(self) -> CorpusIds:
+        return CorpusIds.of_store(self.loader.store(self.collection))
+
+    def runtimes(self, paths: Sequence[Path]) -> list[ToolRuntime]:
+        for path in paths:
+            if path not in self._runtimes:
+                loaded = self.loader.pipeline(Path(path))
+                check_interface(self.declaration, loaded)  # a variant must fit the tool's declaration as it stands
+                self._runtimes[path] = ToolRuntime(self.declaration, loaded, self.tenant)
+        return [self._runtimes[path] for path in paths]
+
+    def record_ids(self, document_ids: list[str]) -> dict[str, str]:
+        return record_ids(self.loader.store(self.collection), document_ids)
+
+
+def _evaluate(
+    target: LocalTarget, judged: JudgedToolSet, paths: list[Path], metrics: list[str], progress: bool
+) -> tuple[list[VariantResult], list[Comparison]]:
+    spec = judged.spec
+    results, names = [], set()
+    served = paths[0]
+    for path, runtime in zip(paths, target.runtimes(paths), strict=True):
+        name = path.stem if path != served else spec.tool
+        while name in names:
+            name += "'"
+        names.add(name)
+        assert runtime.pipeline is not None
+        runtime.pipeline.pipeline.warm_up()
+        forget_queries()  # each variant's calls embed their queries, as a client's calls do
+        started = time.perf_counter()
+        caller = Caller(runtime, judged, target)
+        result = run_queries(name, path, judged.dataset, caller.ranked, progress)
+        score(result, judged.dataset, metrics)
+        result.unjudged = {q: len(caller.ranked(q, "")) for q in judged.unjudged}
+        result.judged_hits = caller.hits
+        if caller.hits == 0 and caller.rows:
+            raise DatasetError(caller.no_match_message(name), {"variant": name})
+        results.append(result)
+        logger.info("%s: %d calls in %.1f s", name, len(judged.calls), time.perf_counter() - started)
     return results, compare_with_baseline(results, judged.dataset, metrics)
 
 
-def _caller(runtime: ToolRuntime, judged: JudgedToolSet) -> Any:
-    spec = judged.spec
+class Caller:
+    """One variant's calls: each answer's rows as the judged ids they count as (`haygate.ingest.judged`)."""
 
-    def ranked(query_id: str, _: str) -> list[str]:
-        answer = runtime.run(judged.calls[query_id])
-        items = answer.get(spec.results)
-        if not isinstance(items, list):
+    def __init__(self, runtime: ToolRuntime, judged: JudgedToolSet, target: LocalTarget) -> None:
+        self.runtime, self.judged, self.target = runtime, judged, target
+        self.hits = 0  # rows that counted as an id their query judged
+        self.rows = 0
+        self.example: tuple[str, str] | None = None  # a row's document and record, for a message
+
+    def ranked(self, query_id: str, _: str) -> list[str]:
+        spec = self.judged.spec
+        answer, provenance = self.runtime.explain(self.judged.calls[query_id])
+        rows = answer.get(spec.results)
+        if not isinstance(rows, list):
             msg = f"tool '{spec.tool}' answered without a list `{spec.results}` (keys: {sorted(answer)})"
-            raise ConfigurationError(msg)
-        return [record_of(_record_id(item, spec.id)) for item in items]
+            raise ConfigurationError(msg, {"field": spec.results})
+        chains = self._chains(rows, provenance)
+        judged = self.judged.dataset.qrels.get(query_id, {})
+        counted = [counted_as(chain, judged) for chain in chains]
+        self.rows += len(counted)
+        self.hits += sum(1 for c in counted if c in judged)
+        return counted
 
-    return ranked
+    def _chains(self, rows: list[Any], provenance: list[dict[str, Any] | None]) -> list[list[str]]:
+        """Each row's document id, section and record, from the stored document it was made from; where a row
+        cannot be traced (no Documents to pair with), its `id` field as eval.yaml names it."""
+        traced = [entry for entry in provenance if entry is not None]
+        if rows and len(traced) == len(rows):
+            missing = [e["id"] for e in traced if e.get("record_id") is None]
+            records = self.target.record_ids(missing) if missing else {}
+            chains = [ancestors(e["id"], e.get("record_id") or records.get(e["id"])) for e in traced]
+        else:
+            chains = [ancestors(_record_id(row, self.judged.spec)) for row in rows]
+        if chains and self.example is None:
+            self.example = (chains[0][0], chains[0][-1])
+        return chains
 
-
-def _record_id(item: dict[str, Any], field: str) -> str:
-    """The item's record id: the field `field` names, or the template it is filled in (`{a}:{b}`)."""
-    if "{" not in field:
-        return str(item[field])
-    try:
-        return field.format_map(item)
-    except (KeyError, ValueError, IndexError) as error:
-        msg = f"eval.yaml `id: {field}` cannot be filled in from an answer's item (keys: {sorted(item)}): {error}"
-        raise ConfigurationError(msg) from None
-
-
-def _check_judged_ids(loader: Loader, collection: str, judged: JudgedToolSet) -> None:
-    """A judged id the index lacks is a broken judged set (or the wrong corpus), not a miss to count."""
-    judged_ids = sorted({doc for docs in judged.dataset.qrels.values() for doc in docs})
-    missing = sorted(set(judged_ids) - stored_records(loader.store(collection), judged_ids))
-    if missing:
-        msg = (
-            f"{judged.dataset.root}: {len(missing)} judged ids are not records of '{collection}' after indexing "
-            f"{judged.corpus[0]}{' and more' if len(judged.corpus) > 1 else ''}, e.g. {missing[:3]}"
+    def no_match_message(self, name: str) -> str:
+        judged_ids = sorted({doc for docs in self.judged.dataset.qrels.values() for doc in docs})
+        document, record = self.example or ("?", "?")
+        return (
+            f"{self.judged.dataset.root}: none of the {self.rows} results of '{name}' is a judged record or section, "
+            f"or part of one: the results are documents such as {document!r} (record {record!r}), the judged ids "
+            f"such as {judged_ids[:2]}. Do they name the collection the tool reads, for the tenant and filters "
+            "its calls use?"
         )
-        raise DatasetError(msg)
+
+
+def _record_id(row: Any, spec: JudgedSetSpec) -> str:
+    """A row's id from its own fields (`id` in eval.yaml): the field it names, or the template it fills in."""
+    field = spec.id
+    if not isinstance(row, dict):
+        msg = (
+            f"tool '{spec.tool}': a row of `{spec.results}` is not an object, so eval.yaml `id: {field}` cannot be read"
+        )
+        raise ConfigurationError(msg, {"field": field})
+    if "{" not in field:
+        if field not in row:
+            msg = (
+                f"tool '{spec.tool}': its answer rows cannot be traced to stored documents and have no field "
+                f"'{field}' (keys: {sorted(row)}); name the field that holds each row's id in eval.yaml (`id:`)"
+            )
+            raise ConfigurationError(msg, {"field": field})
+        return str(row[field])
+    try:
+        return field.format_map(row)
+    except (KeyError, ValueError, IndexError) as error:
+        msg = f"eval.yaml `id: {field}` cannot be filled in from an answer's row (keys: {sorted(row)}): {error}"
+        raise ConfigurationError(msg, {"field": field}) from None

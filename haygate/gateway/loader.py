@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from haystack import Pipeline
+from haystack import Document, Pipeline
 from haystack.core.errors import DeserializationError, PipelineError
 from haystack.core.serialization import DeserializationCallbacks
 from haystack.utils import Secret
@@ -178,11 +178,50 @@ class Loader:
 
     def pipeline(self, path: Path) -> LoadedPipeline:
         """Parse, allow-list, resolve and build a pipeline, or raise ConfigurationError naming file and component."""
-        raw = _read_yaml(path)
-        if not isinstance(raw, dict) or not isinstance(raw.get("components"), dict):
-            msg = f"{path}: a pipeline needs a 'components' mapping"
-            raise ConfigurationError(msg, {"file": str(path)})
+        raw = _pipeline_yaml(path)
         interface = {key: raw.pop(key, None) or {} for key in INTERFACE_KEYS}
+        pipeline, fingerprint = self._built(path, raw)
+        if not interface["inputs"] and not interface["outputs"]:
+            inputs, outputs, optional = _open_interface(pipeline)
+            return LoadedPipeline(path, pipeline, inputs, outputs, fingerprint, optional)
+        inputs, outputs = _interface(path, pipeline, interface)
+        return LoadedPipeline(path, pipeline, inputs, outputs, fingerprint)
+
+    def preview(self, name: str) -> "IndexingPreview":
+        """The collection's indexing pipeline up to, not including, its first embedder or writer (and whatever
+        follows them): the documents an ingest would write, ids and meta, with no model loaded and no store
+        opened. What a judged id may name is known from it before anything is indexed."""
+        schema = self.schema(name)
+        path = self.settings.pipelines_dir / schema.indexing_pipeline
+        raw = _pipeline_yaml(path)
+        entry = str(((raw.pop("inputs", None) or {}).get("documents")) or "")
+        raw.pop("outputs", None)
+        component, _, socket = entry.partition(".")
+        if component not in raw["components"] or not socket:
+            msg = f"{path}: an indexing pipeline declares one input `documents` (inputs: {{documents: c.s}})"
+            raise ConfigurationError(msg, {"file": str(path)})
+        edges = [(str(c.get("sender", "")), str(c.get("receiver", ""))) for c in raw.get("connections") or []]
+        costly = {n for n, spec in raw["components"].items() if _embeds_or_writes(_allowed_class(path, n, spec))}
+        dropped = set(costly)
+        while True:  # and everything downstream of them
+            more = {receiver.split(".")[0] for sender, receiver in edges if sender.split(".")[0] in dropped}
+            if more <= dropped:
+                break
+            dropped |= more
+        frontier = tuple(
+            (sender.split(".")[0], sender.partition(".")[2])
+            for sender, receiver in edges
+            if sender.split(".")[0] not in dropped and receiver.split(".")[0] in dropped
+        )
+        raw["components"] = {n: spec for n, spec in raw["components"].items() if n not in dropped}
+        raw["connections"] = [
+            c for c in raw.get("connections") or [] if str(c.get("receiver", "")).split(".")[0] not in dropped
+        ]
+        pipeline, _ = self._built(path, raw) if component not in dropped else (None, "")
+        return IndexingPreview(pipeline, (component, socket), frontier)
+
+    def _built(self, path: Path, raw: dict[str, Any]) -> tuple[Pipeline, str]:
+        """A pipeline from its parsed YAML (without its interface), and its fingerprint."""
         described = json.dumps(raw, sort_keys=True, default=str)  # before stores and paths are resolved
         files: list[str] = []
         replaced: dict[str, dict[str, Any]] = {}  # component -> init parameters set after its from_dict
@@ -200,11 +239,7 @@ class Loader:
             where = f"component '{component}': " if component else ""
             msg = f"{path}: {where}{_first_line(cause)}"
             raise ConfigurationError(msg, {"file": str(path), "component": component}) from error
-        if not interface["inputs"] and not interface["outputs"]:
-            inputs, outputs, optional = _open_interface(pipeline)
-            return LoadedPipeline(path, pipeline, inputs, outputs, fingerprint, optional)
-        inputs, outputs = _interface(path, pipeline, interface)
-        return LoadedPipeline(path, pipeline, inputs, outputs, fingerprint)
+        return pipeline, fingerprint
 
     @staticmethod
     def collections_of(path: Path) -> list[str]:
@@ -278,6 +313,40 @@ def _qdrant_store_index(params: dict[str, Any]) -> str | None:
     if not isinstance(reference, dict) or not str(reference.get("type", "")).endswith(".QdrantDocumentStore"):
         return None
     return str((reference.get("init_parameters") or {}).get("index") or "Document")
+
+
+@dataclass(frozen=True)
+class IndexingPreview:
+    """An indexing pipeline cut before its embedders and writers (`Loader.preview`)."""
+
+    pipeline: Pipeline | None  # None: the documents go straight into an embedder or writer
+    entry: Socket
+    frontier: tuple[Socket, ...]  # the outputs that fed what was cut
+
+    def run(self, documents: list[Document]) -> list[Document]:
+        """The documents an ingest of `documents` would embed and write, each id once."""
+        if self.pipeline is None:
+            return list({document.id: document for document in documents}.values())
+        component, socket = self.entry
+        senders = {sender for sender, _ in self.frontier}
+        results = self.pipeline.run({component: {socket: documents}}, include_outputs_from=senders)
+        produced = [d for sender, output in self.frontier for d in (results.get(sender) or {}).get(output) or []]
+        return list({document.id: document for document in produced}.values())
+
+
+def _embeds_or_writes(cls: type) -> bool:
+    """A component that loads a model to embed documents, or writes them to a store: costly, and not needed
+    to know what an ingest would write."""
+    name = cls.__name__
+    return name.endswith("DocumentWriter") or (name.endswith("DocumentEmbedder") and "Sparse" not in name)
+
+
+def _pipeline_yaml(path: Path) -> dict[str, Any]:
+    raw = _read_yaml(path)
+    if not isinstance(raw, dict) or not isinstance(raw.get("components"), dict):
+        msg = f"{path}: a pipeline needs a 'components' mapping"
+        raise ConfigurationError(msg, {"file": str(path)})
+    return raw
 
 
 def _read_yaml(path: Path) -> Any:

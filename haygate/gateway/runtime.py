@@ -26,6 +26,7 @@ from haygate.gateway.catalog import load_catalog
 from haygate.gateway.declarations import NOT_BLANK, ToolDeclaration
 from haygate.gateway.loader import LoadedPipeline, Loader
 from haygate.gateway.writer import Writer
+from haygate.ingest.mapping import RECORD_ID
 
 logger = logging.getLogger(__name__)
 
@@ -243,8 +244,9 @@ PROVENANCE = ("dense_rank", "dense_score", "sparse_rank", "fused_score", "rerank
 
 
 def provenance(result: dict[str, Any], documents: Any) -> list[dict[str, Any] | None]:
-    """Per row of the result's ranked list (its first list of objects), the scores of the Document it was made
-    from: rows and Documents pair in order when they are as many (a formatter makes one row per Document)."""
+    """Per row of the result's ranked list (its first list of objects), the Document it was made from (its id,
+    its record's id where the Document carries it) and its scores: rows and Documents pair in order when they
+    are as many (a formatter makes one row per Document)."""
     rows = next((v for v in result.values() if isinstance(v, list) and all(isinstance(r, dict) for r in v)), [])
     if not isinstance(documents, list) or len(documents) != len(rows):
         return [None] * len(rows)
@@ -254,7 +256,15 @@ def provenance(result: dict[str, Any], documents: Any) -> list[dict[str, Any] | 
             explained.append(None)
             continue
         scores = document.meta.get("scores") or {}
-        explained.append({"id": document.id, "score": document.score, **{k: scores.get(k) for k in PROVENANCE}})
+        record = document.meta.get(RECORD_ID)
+        explained.append(
+            {
+                "id": document.id,
+                "record_id": None if record is None else str(record),
+                "score": document.score,
+                **{k: scores.get(k) for k in PROVENANCE},
+            }
+        )
     return explained
 
 

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from haystack import Document, Pipeline
 from tqdm import tqdm
@@ -403,3 +403,28 @@ def _batches(items: Iterable[T], size: Callable[[], int]) -> Iterator[list[T]]:
             batch = []
     if batch:
         yield batch
+
+
+class Previewing(Protocol):
+    """An indexing pipeline cut before its embedders and writers (`haygate.gateway.loader.IndexingPreview`)."""
+
+    def run(self, documents: list[Document]) -> list[Document]: ...
+
+
+def planned_documents(
+    preview: Previewing, schema: CollectionSchema, records: Iterable[SourceRecord], batch_records: int = BATCH_RECORDS
+) -> Iterator[Document]:
+    """The documents an ingest of `records` would write (ids and meta, no vectors), without a model or a store:
+    each record mapped as ingest maps it, then the indexing pipeline as far as its first embedder or writer. A
+    record ingest would refuse is left out."""
+    for batch in _batches(records, lambda: batch_records):
+        mapped = []
+        for record in batch:
+            if record.error or record.data is None:
+                continue
+            try:
+                mapped.append(to_document(record.data, schema))
+            except InvalidRecordError:
+                continue
+        if mapped:
+            yield from preview.run(mapped)

@@ -34,6 +34,28 @@ def as_source_record(file: str, line: int, record: Any) -> SourceRecord:
 
 
 def read_records(path: Path) -> Iterator[SourceRecord]:
+    """The records of a file, or of every file of a folder that haygate reads (recursively, in path order;
+    hidden files and folders left out). A Markdown file found in a folder is named by its path inside that
+    folder (`guides/install.md`), so two `README.md` of two subfolders are two records."""
+    if path.is_dir():
+        for file in files_under(path):
+            yield from _read_file(file, path)
+        return
+    yield from _read_file(path, None)
+
+
+def files_under(folder: Path) -> list[Path]:
+    """The files of `folder` that haygate reads, in path order; hidden ones (and those in hidden folders) left out."""
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in SUFFIXES
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    )
+
+
+def _read_file(path: Path, root: Path | None) -> Iterator[SourceRecord]:
     suffix = path.suffix.lower()
     if not path.exists():
         yield SourceRecord(str(path), 0, None, "file not found")
@@ -42,13 +64,15 @@ def read_records(path: Path) -> Iterator[SourceRecord]:
     elif suffix == ".csv":
         yield from _read_csv(path)
     elif suffix in MARKDOWN_SUFFIXES:
-        yield from _read_markdown(path)
+        yield from _read_markdown(path, root)
     else:
         yield SourceRecord(str(path), 0, None, f"unsupported file type '{suffix}'; use .jsonl, .csv or .md")
 
 
 def count_records(path: Path) -> int:
     """How many records `read_records` will yield, roughly and cheaply, for a progress bar."""
+    if path.is_dir():
+        return sum(count_records(file) for file in files_under(path))
     if not path.exists() or path.suffix.lower() in MARKDOWN_SUFFIXES:
         return 1
     with path.open("rb") as handle:
@@ -88,10 +112,19 @@ def parse_csv(lines: Iterable[str], file: str) -> Iterator[SourceRecord]:
         yield SourceRecord(file, reader.line_num, {k: v for k, v in row.items() if v not in (None, "")})
 
 
-def _read_markdown(path: Path) -> Iterator[SourceRecord]:
+def _read_markdown(path: Path, root: Path | None) -> Iterator[SourceRecord]:
     """One record per file: its body, with front matter's title, version and source. The indexing pipeline
-    splits it at its headings (`MarkdownHeaderSplitter`), routed there by `format: markdown`."""
-    yield from parse_markdown(path.read_text(encoding="utf-8"), path.name, str(path), path.parent.name)
+    splits it at its headings (`MarkdownHeaderSplitter`), routed there by `format: markdown`. Found in a
+    folder, it is named by its path inside it, and its source falls back on the folder's name."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        yield SourceRecord(str(path), 0, None, f"not UTF-8 text ({error.reason} at byte {error.start})")
+        return
+    if root is None:
+        yield from parse_markdown(text, path.name, str(path), path.parent.name)
+    else:
+        yield from parse_markdown(text, path.relative_to(root).as_posix(), str(path), root.resolve().name)
 
 
 def parse_markdown(text: str, name: str, file: str, folder: str = "") -> Iterator[SourceRecord]:

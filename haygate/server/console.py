@@ -8,6 +8,7 @@ trust boundary (Host, Origin, JSON bodies) guards them as it guards the rest.
 """
 
 import json
+import re
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -20,8 +21,11 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from haygate.errors import InvalidRequestError, NotFoundError
-from haygate.server.replies import error_response, json_body
+from haygate.errors import ForbiddenError, InvalidRequestError, NotFoundError
+from haygate.ingest.judged import CorpusIds
+from haygate.ingest.judged import record_ids as record_ids_of
+from haygate.server import judging
+from haygate.server.replies import WRITE_OPEN_REFUSAL, error_response, json_body
 from haygate.server.service import GatewayService
 
 CONSOLE = "/console"
@@ -29,6 +33,7 @@ CONSOLE_FILES = Path(__file__).with_name("console")
 CONSOLE_STATIC = f"{CONSOLE}/static"
 PAGE_SIZE, MAX_PAGE_SIZE = 20, 200
 EXCERPT_CHARS = 2000  # a document's content as the browser lists it; the record view shows it whole
+MAX_JUDGED_IDS = 10_000  # ids one judged-id or record-id lookup takes
 
 
 def console_routes(service: GatewayService, writes_allowed: bool) -> list[Route]:
@@ -149,6 +154,46 @@ def console_routes(service: GatewayService, writes_allowed: bool) -> list[Route]
             raise NotFoundError(f"report '{request.query_params['name']}' has no plot", {"field": "name"})
         return FileResponse(folder / "plot.png", media_type="image/png")
 
+    async def judged_sets(request: Request) -> dict[str, Any]:
+        root = service.settings.judged_sets_dir
+        found = await anyio.to_thread.run_sync(judging.list_sets, root)
+        return {"folder": shown_path(root, service.settings.home), "sets": found}
+
+    async def judged_set(request: Request) -> dict[str, Any]:
+        split = request.query_params.get("split", "test")
+        if not re.match(judging.SPLIT_NAME, split):
+            raise InvalidRequestError(
+                f"'split' is a split's name, such as test or dev, got {split!r}", {"field": "split"}
+            )
+        root, name = service.settings.judged_sets_dir, request.path_params["name"]
+        return await anyio.to_thread.run_sync(judging.read_set, root, name, split)
+
+    async def save_judged_set(request: Request) -> dict[str, Any]:
+        if not writes_allowed:
+            raise ForbiddenError(WRITE_OPEN_REFUSAL)
+        body = await json_object(request)
+        root, name, served = service.settings.judged_sets_dir, request.path_params["name"], set(service.listing())
+        return await anyio.to_thread.run_sync(judging.save_set, root, name, body, served)
+
+    async def judged_ids(request: Request) -> dict[str, Any]:
+        store = await collection_store(service, request.path_params["collection"])
+        body = await json_object(request)
+        ids = body.get("ids")
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(ids) > MAX_JUDGED_IDS:
+            msg = f'send {{"ids": [...]}}: up to {MAX_JUDGED_IDS} judged ids (strings)'
+            raise InvalidRequestError(msg, {"field": "ids"})
+        corpus = await anyio.to_thread.run_sync(CorpusIds.of_store, store)
+        return judging.judged_ids(corpus, ids)
+
+    async def record_ids(request: Request) -> dict[str, Any]:
+        store = await collection_store(service, request.path_params["collection"])
+        body = await json_object(request)
+        ids = body.get("ids")
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(ids) > MAX_JUDGED_IDS:
+            msg = f'send {{"ids": [...]}}: up to {MAX_JUDGED_IDS} document ids (strings)'
+            raise InvalidRequestError(msg, {"field": "ids"})
+        return {"records": await anyio.to_thread.run_sync(record_ids_of, store, ids)}
+
     api = f"/api{CONSOLE}"
     return [
         Route(CONSOLE, page, methods=["GET"]),
@@ -161,6 +206,11 @@ def console_routes(service: GatewayService, writes_allowed: bool) -> list[Route]
         Route(f"{api}/evaluations", answering(evaluations), methods=["GET"]),
         Route(f"{api}/evaluations/report", answering(evaluation_report), methods=["GET"]),
         Route(f"{api}/evaluations/plot", answering(evaluation_plot), methods=["GET"]),
+        Route(f"{api}/judged", answering(judged_sets), methods=["GET"]),
+        Route(f"{api}/judged/{{name}}", answering(judged_set), methods=["GET"]),
+        Route(f"{api}/judged/{{name}}", answering(save_judged_set), methods=["PUT"]),
+        Route(f"{api}/collections/{{collection}}/judged-ids", answering(judged_ids), methods=["POST"]),
+        Route(f"{api}/collections/{{collection}}/record-ids", answering(record_ids), methods=["POST"]),
     ]
 
 

@@ -45,16 +45,13 @@ from haygate.server.console import CONSOLE, CONSOLE_STATIC, console_routes
 from haygate.server.console import static_mount as console_static
 from haygate.server.mcp import build_mcp
 from haygate.server.openapi import API_PAGE, SWAGGER_UI, openapi_document
-from haygate.server.replies import error_response, json_body, no_json_constant
+from haygate.server.replies import WRITE_OPEN_REFUSAL, error_response, json_body, no_json_constant
 from haygate.server.service import GatewayService
 
 # The API page and the console are static: what they show comes with the token.
 PUBLIC_PATHS = ("/health", "/docs", "/docs/", CONSOLE)
 PUBLIC_PREFIXES = (SWAGGER_UI, CONSOLE_STATIC)
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-WRITE_OPEN_REFUSAL = (
-    "writes are refused on a server that listens beyond this machine without a token: set HAYGATE_TOKEN"
-)
 
 
 FLAGS = {"true": True, "1": True, "false": False, "0": False}

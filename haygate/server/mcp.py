@@ -149,14 +149,21 @@ class StartAfterListing(Middleware):
 
 
 class ErrorEnvelopeMiddleware(Middleware):
-    """Whatever escapes a tool (unknown tool names included) still reaches the client as the envelope."""
+    """Whatever escapes a tool (unknown tool names included) still reaches the client as the envelope; a tool
+    the configuration declares but the server could not serve says why (`GatewayService.unknown_tool`)."""
+
+    def __init__(self, service: GatewayService) -> None:
+        self.service = service
 
     async def on_call_tool(self, context: MiddlewareContext, call_next: NextMiddleware) -> ToolResult:
         try:
             return await call_next(context)
         except FastMCPNotFoundError:
             name = getattr(context.message, "name", "?")
-            return _error_result(NotFoundError(f"unknown tool '{name}'", {"tool": name}))
+            error = self.service.unknown_tool(name)
+            if isinstance(error, NotFoundError):  # the MCP envelope names the tool, not the whole list
+                error = NotFoundError(f"unknown tool '{name}'", {"tool": name})
+            return _error_result(error)
         except Exception as error:
             return _error_result(error)
 
@@ -166,7 +173,7 @@ def build_mcp(service: GatewayService) -> FastMCP:
     mcp = FastMCP("haygate", version=__version__, mask_error_details=True)
     announcer.install(mcp)
     mcp.add_middleware(StartAfterListing(service))
-    mcp.add_middleware(ErrorEnvelopeMiddleware())
+    mcp.add_middleware(ErrorEnvelopeMiddleware(service))
     mcp.add_provider(DeclaredTools(service))
     service.on_tools_changed(announcer.tools_changed)
     return mcp

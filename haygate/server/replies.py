@@ -9,6 +9,10 @@ from starlette.responses import JSONResponse
 
 from haygate.errors import InvalidRequestError, envelope
 
+WRITE_OPEN_REFUSAL = (
+    "writes are refused on a server that listens beyond this machine without a token: set HAYGATE_TOKEN"
+)
+
 
 def error_response(error: BaseException) -> JSONResponse:
     status, body = envelope(error)

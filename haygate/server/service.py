@@ -6,7 +6,8 @@
 - **Generations.** What serves calls is one generation: a loader, its gateway and its writer. A reload
   builds and warms a new one from the changed YAML and swaps it in at once; calls already running finish on
   the old one, which is closed when its last call ends. A change with any problem is not swapped in: the
-  old tools keep serving, and the problems are logged with their file and component.
+  old tools keep serving, and the problems (with their file and component) are logged, reported by
+  `/health` (status `degraded`) and the console, and told to a client that calls a tool the change declares.
 - **Listeners** hear when the served tool set changes (the MCP layer tells connected clients).
 """
 
@@ -15,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -74,6 +76,24 @@ class ReloadResult:
     problems: list[str]
 
 
+@dataclass(frozen=True)
+class RefusedReload:
+    """The configuration as it is on disk, which the last reload could not serve: the old tools keep serving."""
+
+    problems: list[str]
+    declared: frozenset[str]  # the tools its files declare
+    at: str  # when (UTC, ISO 8601)
+
+
+@dataclass
+class ValidationResult:
+    """`haygate validate` made by a running server, on its own data: every check a reload makes."""
+
+    tools: dict[str, str]  # tool -> its declaration file, for each that passed
+    problems: list[str]
+    warnings: list[str]
+
+
 class GatewayService:
     def __init__(
         self,
@@ -101,6 +121,7 @@ class GatewayService:
         self.state: State = "starting"
         self.failure: str | None = None
         self.problems: list[str] = list(self.catalog.problems)
+        self.refused: RefusedReload | None = None  # the last reload, when it was refused
         self._generation: Generation | None = None
         self._ready = threading.Event()
         self._listed = threading.Event()
@@ -145,11 +166,14 @@ class GatewayService:
         last write, and each tool's calls and p50/p95 since start (what `haygate stats` prints)."""
         from haygate import __version__
 
+        problems = [*self.problems, *(self.refused.problems if self.refused else [])]
+        degraded = self.state == "ready" and bool(problems)
         health: dict[str, Any] = {
-            "status": self.state,
+            "status": "degraded" if degraded else self.state,
             "version": __version__,
             "tools": sorted(self.listing()),
-            "problems": self.problems,
+            "problems": problems,
+            **({"reload_refused": {"at": self.refused.at, "problems": self.refused.problems}} if self.refused else {}),
             "indexing": self._generation.gateway.writer.building() if self._generation is not None else [],
             "uptime_s": round(time.monotonic() - self.started_at, 1),
         }
@@ -291,10 +315,35 @@ class GatewayService:
             generation.leave()
         return {"tool": name, "result": result, "provenance": provenance, "elapsed_ms": round(elapsed_ms, 2)}
 
-    def _unknown(self, name: str) -> NotFoundError:
+    def _unknown(self, name: str) -> HaygateError:
+        """The error for a tool this server does not serve: UNAVAILABLE, with why, for one its configuration
+        declares but that could not be served (a refused reload, a tool left out at start); else NOT_FOUND."""
         available = sorted(self.listing())
+        why = self.not_served(name)
+        if why:
+            msg = f"tool '{name}' is declared but not served: {why[0]}" + (
+                f" (and {len(why) - 1} more)" if len(why) > 1 else ""
+            )
+            return UnavailableError(msg, {"tool": name, "problems": why, "available": available})
         msg = f"unknown tool '{name}'; available: {', '.join(available)}"
         return NotFoundError(msg, {"tool": name, "available": available})
+
+    def unknown_tool(self, name: str) -> HaygateError:
+        """What a client is told for a tool name this server does not serve (MCP and REST alike)."""
+        return self._unknown(name)
+
+    def not_served(self, name: str) -> list[str]:
+        """Why a tool the configuration declares is not served: the problems of a refused reload, or of the
+        start, that name it (or all of a refused reload's, when none names it); empty when it is not declared."""
+        refused = self.refused
+        declared = name in self.catalog.declarations or (refused is not None and name in refused.declared)
+        problems = [*(refused.problems if refused else []), *self.problems]
+        naming = [p for p in problems if f"'{name}'" in p or f"{name}.yaml" in p]
+        if naming:
+            return naming
+        if declared and refused is not None:
+            return [f"the last reload of the configuration was refused: {p}" for p in refused.problems]
+        return []
 
     async def write(self, work: Callable[["Gateway"], dict[str, Any]]) -> dict[str, Any]:
         """Run a write (`lambda gateway: gateway.writer.upsert(...)`) on the serving generation."""
@@ -322,9 +371,11 @@ class GatewayService:
             if generation is None:
                 for problem in problems:
                     logger.error("reload refused, the old tools keep serving: %s", problem)
+                at = datetime.now(UTC).isoformat(timespec="seconds")
+                self.refused = RefusedReload(problems, frozenset(catalog.declarations), at)
                 return ReloadResult(False, current, problems)
             old, self._generation, self.catalog = self._generation, generation, catalog
-            self.problems, self.state = [], "ready"
+            self.problems, self.state, self.refused = list(generation.gateway.problems), "ready", None
             self._ready.set()
             if old is not None:
                 old.retire()

@@ -6,13 +6,8 @@ from pathlib import Path
 import pytest
 
 from haygate.errors import DatasetError
-from haygate.evaluation.datasets import (
-    OTHERS_PER_QUERY,
-    limited,
-    load_dataset,
-    load_judged_queries,
-    write_judged_queries,
-)
+from haygate.evaluation.datasets import OTHERS_PER_QUERY, limited, load_dataset, load_judged_queries
+from haygate.gateway.judged_sets import write_judged_queries
 
 TINY = Path(__file__).resolve().parents[2] / "fixtures" / "tiny_beir"
 

@@ -1,0 +1,243 @@
+"""The console's Judge tab on disk: judged sets under the project's `evaluation/`, read and written in the
+layout `haygate eval --judged` reads (`haygate.gateway.judged_sets`), and what a collection's ids name.
+
+A set saved here has no `corpus` in its `eval.yaml`: it is judged on the collection as served, and evaluated
+on it (`haygate eval --judged evaluation/<set>`, through the running server or on the data dir). Grades are
+0 to 3, 0 included (judged, not relevant: the tab shows what is still unjudged). Saving one split keeps the
+queries and grades of the others. Each query's ranking when it was graded goes to `judging.json`, so
+re-opening the set after a pipeline edit shows which judged results moved and which are new.
+"""
+
+import json
+import os
+import re
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from haygate import yamlfile
+from haygate.errors import DatasetError, InvalidRequestError, NotFoundError
+from haygate.gateway.judged_sets import (
+    JUDGING_FILE,
+    QRELS_HEADER,
+    QUERIES_FILE,
+    QUERY_SLOT,
+    SPEC_FILE,
+    JudgedSetSpec,
+    read_grades,
+    read_rows,
+)
+from haygate.ingest.judged import CorpusIds
+
+SET_NAME = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+SPLIT_NAME = r"^[a-z0-9][a-z0-9_-]{0,31}$"
+QUERY_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
+
+
+class JudgedQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=QUERY_ID, description="The query's id, as the qrels name it.")
+    text: str = Field(min_length=1, max_length=2000, pattern=r"\S", description="What the query asks.")
+    arguments: dict[str, Any] | None = Field(None, description="Its own arguments, over the set's (filters).")
+
+
+class SavedSet(BaseModel):
+    """What the Judge tab saves: one split's queries and grades."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str = Field(min_length=1, description="The served tool the queries are judged on.")
+    level: Literal["record", "section"] = Field(description="What a grade names: a whole record or a section.")
+    split: str = Field("test", pattern=SPLIT_NAME)
+    queries: list[JudgedQuery] = Field(min_length=1, max_length=5000)
+    grades: dict[str, dict[str, int]] = Field(default_factory=dict, description="query id -> judged id -> 0..3")
+    seen: dict[str, list[str]] = Field(
+        default_factory=dict, description="query id -> the judged ids in the order the tool ranked them"
+    )
+
+
+def set_folder(root: Path, name: str) -> Path:
+    if not re.match(SET_NAME, name):
+        msg = f"a judged set's name is lowercase letters, digits, '-' and '_' (up to 64), got {name!r}"
+        raise InvalidRequestError(msg, {"field": "name"})
+    return root / name
+
+
+def list_sets(root: Path) -> list[dict[str, Any]]:
+    """Every judged set under `root` (each folder with an eval.yaml), with what a list shows of it."""
+    found: list[dict[str, Any]] = []
+    for spec_path in sorted(root.glob(f"*/{SPEC_FILE}")) if root.is_dir() else []:
+        folder = spec_path.parent
+        try:
+            spec = _spec(folder)
+        except DatasetError as error:
+            found.append({"name": folder.name, "problem": error.message})
+            continue
+        splits = sorted(p.stem for p in (folder / "qrels").glob("*.tsv"))
+        found.append(
+            {
+                "name": folder.name,
+                "tool": spec.tool,
+                "level": spec.level,
+                "corpus": None if spec.corpus is None else str(spec.corpus),
+                "splits": splits,
+            }
+        )
+    return found
+
+
+def read_set(root: Path, name: str, split: str) -> dict[str, Any]:
+    """One split of a judged set: its queries (those of this split), every grade, and the rankings seen."""
+    folder = set_folder(root, name)
+    if not (folder / SPEC_FILE).is_file():
+        raise NotFoundError(f"no judged set '{name}' under {root.name}/", {"field": "name"})
+    spec = _spec(folder)
+    queries = _queries(folder)
+    grades_path = folder / "qrels" / f"{split}.tsv"
+    grades = read_grades(grades_path, set(queries), None) if grades_path.is_file() else {}
+    kept = [q for q in queries.values() if q["split"] == split or q["id"] in grades]
+    judging = _judging(folder).get(split, {})
+    return {
+        "name": name,
+        "tool": spec.tool,
+        "level": spec.level or "section",
+        "split": split,
+        "splits": sorted(p.stem for p in (folder / "qrels").glob("*.tsv")),
+        "corpus": None if spec.corpus is None else str(spec.corpus),
+        "queries": [{"id": q["id"], "text": q["text"], "arguments": q["arguments"]} for q in kept],
+        "grades": grades,
+        "seen": {q: entry.get("ranking", []) for q, entry in judging.items()},
+    }
+
+
+def save_set(root: Path, name: str, body: Any, served: set[str]) -> dict[str, Any]:
+    """Write one split of a judged set, keeping the other splits' queries and grades and any eval.yaml keys
+    the tab does not set (a corpus, metrics)."""
+    try:
+        saved = SavedSet.model_validate(body)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"]) or "body"
+        raise InvalidRequestError(f"judged set: {where}: {problem['msg']}", {"field": where}) from None
+    if saved.tool not in served:
+        msg = f"tool '{saved.tool}' is not served here; served: {', '.join(sorted(served))}"
+        raise InvalidRequestError(msg, {"field": "tool"})
+    ids = [q.id for q in saved.queries]
+    if len(set(ids)) != len(ids):
+        raise InvalidRequestError("judged set: two queries have one id", {"field": "queries"})
+    for query_id, judged in saved.grades.items():
+        if query_id not in ids:
+            raise InvalidRequestError(f"judged set: grades for '{query_id}', which is no query", {"field": "grades"})
+        bad = {doc: grade for doc, grade in judged.items() if grade not in range(4) or not doc.strip()}
+        if bad:
+            msg = f"judged set: query '{query_id}': a grade is 0, 1, 2 or 3 for a non-empty id, got {bad}"
+            raise InvalidRequestError(msg, {"field": "grades"})
+    folder = set_folder(root, name)
+    folder.mkdir(parents=True, exist_ok=True)
+    spec = _spec(folder).model_dump(mode="json", exclude_none=True) if (folder / SPEC_FILE).is_file() else {}
+    spec.setdefault("arguments", {"query": QUERY_SLOT})
+    spec.update(tool=saved.tool, level=saved.level)
+    JudgedSetSpec.model_validate(spec)
+
+    queries = {q: entry for q, entry in _queries(folder).items() if entry["split"] != saved.split}
+    for query in saved.queries:
+        queries[query.id] = {"id": query.id, "text": query.text, "arguments": query.arguments, "split": saved.split}
+    grades = _all_grades(folder, set(queries))
+    grades[saved.split] = {q: dict(judged) for q, judged in saved.grades.items() if judged}
+    judging = _judging(folder)
+    at = datetime.now(UTC).isoformat(timespec="seconds")
+    judging[saved.split] = {q: {"ranking": ranking, "at": at} for q, ranking in saved.seen.items()}
+
+    rows = []
+    for entry in queries.values():
+        metadata: dict[str, Any] = {"split": entry["split"]}
+        if entry["arguments"]:
+            metadata["arguments"] = entry["arguments"]
+        rows.append(json.dumps({"_id": entry["id"], "text": entry["text"], "metadata": metadata}))
+    _write(folder / QUERIES_FILE, "\n".join(rows) + "\n")
+    for split, split_grades in grades.items():
+        lines = ["\t".join(QRELS_HEADER)]
+        lines += [f"{q}\t{doc}\t{grade}" for q, docs in split_grades.items() for doc, grade in docs.items()]
+        (folder / "qrels").mkdir(exist_ok=True)
+        _write(folder / "qrels" / f"{split}.tsv", "\n".join(lines) + "\n")
+    _write(folder / SPEC_FILE, yaml.safe_dump(spec, sort_keys=False))
+    _write(folder / JUDGING_FILE, json.dumps(judging, indent=1) + "\n")
+    judged_count = sum(len(docs) for docs in grades[saved.split].values())
+    return {
+        "name": name,
+        "folder": str(folder),
+        "split": saved.split,
+        "queries": len(saved.queries),
+        "judged": judged_count,
+    }
+
+
+def judged_ids(corpus: CorpusIds, ids: list[str]) -> dict[str, Any]:
+    """Which of `ids` name a record or a section of a collection, and the closest real ids of the others."""
+    return {
+        "records": sorted(i for i in ids if i in corpus.records),
+        "sections": sorted(i for i in ids if i not in corpus.records and corpus.names(i)),
+        "unknown": corpus.unknown(ids),
+    }
+
+
+def _spec(folder: Path) -> JudgedSetSpec:
+    try:
+        return JudgedSetSpec.model_validate(yamlfile.safe_load((folder / SPEC_FILE).read_text()) or {})
+    except (OSError, yaml.YAMLError, ValidationError) as error:
+        raise DatasetError(f"{folder / SPEC_FILE}: {error}") from None
+
+
+def _queries(folder: Path) -> dict[str, dict[str, Any]]:
+    path = folder / QUERIES_FILE
+    queries = {}
+    for _, row in read_rows(path) if path.is_file() else []:
+        metadata = row.get("metadata") or {}
+        arguments = metadata.get("arguments") if isinstance(metadata.get("arguments"), dict) else None
+        split = str(metadata.get("split", "test"))
+        queries[str(row["_id"])] = {
+            "id": str(row["_id"]),
+            "text": str(row.get("text", "")),
+            "arguments": arguments,
+            "split": split,
+        }
+    return queries
+
+
+def _all_grades(folder: Path, query_ids: set[str]) -> dict[str, dict[str, dict[str, int]]]:
+    grades = {}
+    for path in sorted((folder / "qrels").glob("*.tsv")) if (folder / "qrels").is_dir() else []:
+        kept = read_grades(path, query_ids | _ids_in(path), None)
+        grades[path.stem] = {q: docs for q, docs in kept.items() if q in query_ids}
+    return grades
+
+
+def _ids_in(path: Path) -> set[str]:
+    """The query ids a qrels file names (a query since removed drops its grades, rather than failing)."""
+    return {line.split("\t", 1)[0] for line in path.read_text(encoding="utf-8").splitlines()[1:] if "\t" in line}
+
+
+def _judging(folder: Path) -> dict[str, Any]:
+    path = folder / JUDGING_FILE
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _write(path: Path, text: str) -> None:
+    """Whole or not at all: a save cut short leaves the previous file."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
