@@ -208,6 +208,15 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("files", nargs="*", type=Path, help="declarations (default: configs/tools/*.yaml)")
     validate.set_defaults(handler="cmd_validate")
 
+    examples = commands.add_parser(
+        parents=[home],
+        name="examples",
+        help="draw each tool's examples (filter values, queries) from the ingested data; show the diff, then write",
+    )
+    examples.add_argument("tool", nargs="?", help="one tool (default: every search tool)")
+    examples.add_argument("--yes", action="store_true", help="write the changes without asking")
+    examples.set_defaults(handler="cmd_examples")
+
     call = commands.add_parser(
         parents=[home], name="call", help="run one tool in-process and print its structured result"
     )

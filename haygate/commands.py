@@ -12,15 +12,22 @@ from pathlib import Path
 
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.edge.repair import repair
-from haygate.errors import HaygateError, InvalidRequestError, StoreInUseError
-from haygate.gateway.catalog import load_catalog
+from haygate.errors import InvalidRequestError
 from haygate.gateway.loader import Loader
-from haygate.gateway.runtime import REHEARSALS, Gateway, load_tools
+from haygate.gateway.runtime import Gateway, validate
 from haygate.ingest.extract import write_extractions
 from haygate.ingest.indexer import delete_records, ingest_files
 from haygate.ingest.mapping import RECORD_HASH
-from haygate.remote import ingest_jobs, parse_arguments, print_report, print_stats, report_deleted
-from haygate.server.endpoint import claim_data_dir, read_endpoint
+from haygate.remote import (
+    apply_examples,
+    ingest_jobs,
+    parse_arguments,
+    print_report,
+    print_stats,
+    print_validation,
+    report_deleted,
+)
+from haygate.server.endpoint import claim_data_dir
 from haygate.settings import Settings
 
 logger = logging.getLogger("haygate")
@@ -95,52 +102,42 @@ def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     """Every check `serve --strict` makes, on every declaration, served here or not (a hidden tool says why):
-    pipelines built, interfaces checked, models loaded, each tool's examples run and their results held to
-    its output schema; and every collection's schema and indexing pipeline. The examples run on the project's
-    data when it has some that no other process holds, else on an empty scratch data dir. The exported model
-    is the project's own (or HAYGATE_MODEL_CACHE_DIR's), exported once."""
+    pipelines built, interfaces checked, models loaded, each tool's examples run on the project's data and
+    their results held to its output schema; and every collection's schema and indexing pipeline. While a
+    server holds the data, the server makes the checks (`haygate.remote`). With no data ingested yet, the
+    examples run on an empty scratch data dir, and the tools say what that left unchecked."""
+    files = args.files or None
+    if settings.qdrant_url or has_data(settings.data_dir):
+        with Loader(settings) as loader:
+            return print_validation(validate(loader, files).as_dict())
     with tempfile.TemporaryDirectory(prefix="haygate-validate-") as scratch:
-        gateway = None
-        if not settings.qdrant_url and has_data(settings.data_dir) and read_endpoint(settings.data_dir) is None:
-            try:
-                gateway = checked_gateway(args, settings)
-            except StoreInUseError as error:
-                logger.info("%s: validating on an empty scratch data dir", error.message)
-        if gateway is None:
-            on_scratch = {"data_dir": Path(scratch), "model_cache_dir": settings.models_dir}
-            gateway = checked_gateway(args, settings if settings.qdrant_url else settings.model_copy(update=on_scratch))
-        hidden = load_catalog(settings, args.files or None).hidden
-    for name in sorted(gateway.tools):
-        note = f"  (not served here: {hidden[name]})" if name in hidden else ""
-        print(f"ok  {name}  ({gateway.tools[name].declaration.source_file}){note}")
-    for problem in gateway.problems:
-        print(f"ERR {problem}")
-    return EXIT_CONFIG if gateway.problems else EXIT_OK
+        on_scratch = {"data_dir": Path(scratch), "model_cache_dir": settings.models_dir}
+        with Loader(settings.model_copy(update=on_scratch)) as loader:
+            return print_validation(validate(loader, files, empty=True).as_dict())
+
+
+def cmd_examples(args: argparse.Namespace, settings: Settings) -> int:
+    """Examples drawn from the data, here (no server holds it): see `haygate.remote.examples`."""
+    from haygate.gateway.examples import propose
+
+    if not settings.qdrant_url and not has_data(settings.data_dir):
+        print("error: nothing is ingested yet: `haygate ingest COLLECTION FILE...` first", file=sys.stderr)
+        return EXIT_CONFIG
+    with Loader(settings) as loader:
+        gateway = Gateway.load(loader, strict=False)
+        names = [args.tool] if args.tool else sorted(n for n, t in gateway.tools.items() if t.pipeline is not None)
+        proposals = {}
+        for name in names:
+            runtime = gateway.get(name)
+            assert runtime.pipeline is not None
+            runtime.pipeline.pipeline.warm_up()
+            proposals[name] = {"file": str(runtime.declaration.source_file), "proposed": propose(runtime)}
+    return apply_examples(proposals, args.yes)
 
 
 def has_data(data_dir: Path) -> bool:
     """Anything ingested: a collection's folder beside the model cache and the server's files."""
     return data_dir.is_dir() and any(path.is_dir() and not path.name.startswith(".") for path in data_dir.iterdir())
-
-
-def checked_gateway(args: argparse.Namespace, settings: Settings) -> Gateway:
-    """The tools built and warmed up (each tool's examples run) and the collections loaded, on `settings`'
-    data dir: what went wrong in `gateway.problems`. The collections open first, so a data dir another
-    process holds raises StoreInUseError before anything else is checked."""
-    with Loader(settings) as loader:
-        collection_problems = []
-        for path in sorted(settings.collections_dir.glob("*.yaml")) if not args.files else []:
-            try:
-                loader.collection(path.stem)
-            except StoreInUseError:
-                raise
-            except HaygateError as error:
-                collection_problems.append(error.message)
-        runtimes, problems = load_tools(loader, args.files or None, include_hidden=True)
-        gateway = Gateway(runtimes, loader, problems)
-        gateway.warm_up(strict=False, optimize=False, examples=REHEARSALS)  # checks only: the data stays as it is
-        gateway.problems.extend(collection_problems)
-    return gateway
 
 
 def cmd_call(args: argparse.Namespace, settings: Settings) -> int:

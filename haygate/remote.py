@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from haygate.home import Place
 from haygate.ingest.readers import read_records, sample_files
@@ -136,6 +137,66 @@ def stats(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
     return print_stats(client.health(verbose=True), args.json, server=True)
 
 
+def print_validation(report: dict[str, Any]) -> int:
+    """`haygate validate`'s report (`Validation.as_dict`), made here or by the server: `ok` only for a tool
+    every check was made for."""
+    for name, source in sorted(report["tools"].items()):
+        note = f"  (not served here: {report['hidden'][name]})" if name in report["hidden"] else ""
+        print(f"ok    {name}  ({source}){note}")
+    for name, what in sorted(report["unchecked"].items()):
+        print(f"part  {name}: built and warmed up; not checked: {what}")
+    for warning in report["warnings"]:
+        print(f"warn  {warning}")
+    for problem in report["problems"]:
+        print(f"ERR   {problem}")
+    return EXIT_CONFIG if report["problems"] else EXIT_OK
+
+
+def validate(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
+    """The running server checks the configuration as it is on disk, on the data it holds."""
+    logger.info("a haygate server holds the data: it makes the checks")
+    return print_validation(client.validate([str(Path(path).resolve()) for path in args.files or []]))
+
+
+def examples(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
+    """The running server draws the examples from the data it holds; the files are rewritten here."""
+    return apply_examples(client.examples(args.tool), args.yes)
+
+
+def apply_examples(proposals: dict[str, dict[str, Any]], yes: bool) -> int:
+    """Each tool's declaration with its examples drawn from the data, as a diff; written when confirmed
+    (`--yes`, or `y` at the prompt). A running server reloads the rewritten file by itself."""
+    import difflib
+
+    from haygate.gateway.examples import rewritten
+
+    changed = {}
+    for tool, proposal in sorted(proposals.items()):
+        path = Path(proposal["file"])
+        before = path.read_text(encoding="utf-8")
+        after = rewritten(before, proposal["proposed"])
+        if after == before:
+            print(f"{tool}: its examples already come from the data ({path})", file=sys.stderr)
+            continue
+        sys.stdout.writelines(
+            difflib.unified_diff(before.splitlines(True), after.splitlines(True), str(path), str(path))
+        )
+        changed[path] = after
+    if not changed:
+        return EXIT_OK
+    if not yes:
+        if not sys.stdin.isatty():
+            print("not written: run again with --yes to write these changes", file=sys.stderr)
+            return EXIT_OK
+        if input(f"write {len(changed)} file(s)? [y/N] ").strip().lower() not in ("y", "yes"):
+            print("not written", file=sys.stderr)
+            return EXIT_OK
+    for path, text in changed.items():
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}", file=sys.stderr)
+    return EXIT_OK
+
+
 def print_stats(figures: dict, as_json: bool, server: bool) -> int:
     if as_json:
         print(json.dumps(figures, indent=2))
@@ -159,7 +220,14 @@ def print_stats(figures: dict, as_json: bool, server: bool) -> int:
 
 
 Forwarded = Callable[[argparse.Namespace, Place, ServerClient], int]
-FORWARDED: dict[str, Forwarded] = {"cmd_call": call, "cmd_ingest": ingest, "cmd_delete": delete, "cmd_stats": stats}
+FORWARDED: dict[str, Forwarded] = {
+    "cmd_call": call,
+    "cmd_ingest": ingest,
+    "cmd_delete": delete,
+    "cmd_stats": stats,
+    "cmd_validate": validate,
+    "cmd_examples": examples,
+}
 
 
 def forward(handler: str, args: argparse.Namespace, place: Place) -> int | None:

@@ -10,6 +10,9 @@ Haystack: `init` answers at command-line speed.
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 PACKAGE = Path(__file__).resolve().parent
 BUILT = PACKAGE / "project_templates"  # the wheel's copy, made by setup.py: one folder per template
@@ -23,6 +26,46 @@ class Template:
     description: str
     paths: tuple[str, ...]  # of the repository's project, copied as they are
     own_components: bool  # the project gets the repository's components/ (else an empty package of its own)
+    # declaration file -> its words for a project of one's own: the repository's tools describe the example's
+    # corpora, which a new project's agents must not be told about. Types, bounds and schemas stay as copied.
+    words: tuple[tuple[str, dict[str, Any]], ...] = ()
+
+
+# The documentation search of a new project: nothing of the example's corpus (its sources, versions, queries).
+# The examples fit the bundled samples, so `validate` finds them after `ingest --samples`; `haygate examples`
+# draws new ones from a project's own files once they are ingested.
+DOCS_TOOL_WORDS: dict[str, Any] = {
+    "description": (
+        "Hybrid (semantic and keyword) search over this project's documentation: Markdown files split at their "
+        "headings, and records of sections. Returns the best matching sections, each with its title, text, "
+        "source, section path, version and content type. Narrow it with source, section_path (a heading-path "
+        "prefix), version and content_type."
+    ),
+    "parameters": {
+        "query": {
+            "description": "What to look for, in natural language or keywords.",
+            "examples": ["how do I filter results by version", "install"],
+        },
+        "source": {
+            "description": (
+                "Only sections from this source: a Markdown file's front-matter `source`, else the name of the "
+                "folder it was ingested from."
+            ),
+            "examples": ["haygate-docs"],
+        },
+        "section_path": {
+            "description": (
+                "Only sections under this heading path, matched as a prefix of the slugified path: "
+                '"Getting Started" or "getting-started" matches "getting-started/install".'
+            ),
+            "examples": ["filters"],
+        },
+        "version": {
+            "description": "Only sections of this documentation version (a Markdown file's front-matter `version`).",
+            "examples": ["1.1"],
+        },
+    },
+}
 
 
 TEMPLATES = {
@@ -38,6 +81,7 @@ TEMPLATES = {
             "samples/docs",
         ),
         own_components=False,
+        words=(("configs/tools/search_docs.yaml", DOCS_TOOL_WORDS),),
     ),
     "full": Template(
         "full",
@@ -101,6 +145,16 @@ def copy_template(template: Template, source: Path, target: Path) -> None:
             shutil.copy2(origin, destination)
 
 
+def reworded(path: Path, words: dict[str, Any]) -> None:
+    """Rewrite a copied declaration's description and its parameters' descriptions and examples."""
+    declaration = yaml.safe_load(path.read_text(encoding="utf-8"))
+    declaration["description"] = words.get("description", declaration["description"])
+    for name, changes in words.get("parameters", {}).items():
+        declaration["parameters"][name].update(changes)
+    header = "# A documentation search tool: its typed parameters and result schema (haygate validate checks it).\n"
+    path.write_text(header + yaml.safe_dump(declaration, sort_keys=False, allow_unicode=True, width=110))
+
+
 class TemplateError(Exception):
     """What `init` cannot do, said so that the user can act on it."""
 
@@ -121,6 +175,8 @@ def init_project(target: Path, template_name: str) -> list[str]:
         raise TemplateError(msg)
     target.mkdir(parents=True, exist_ok=True)
     copy_template(template, source, target)
+    for relative, words in template.words:
+        reworded(target / relative, words)
     if not template.own_components:
         (target / "components").mkdir(exist_ok=True)
         (target / "components" / "__init__.py").write_text(COMPONENTS_INIT)

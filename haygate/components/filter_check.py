@@ -49,3 +49,36 @@ class FilterCheck:
             f"{'s' if len(never) > 1 else ''} (spelling, version, id), or leave {', '.join(never)} out."
         )
         return {"metadata": {"message": message}}
+
+
+def unmatched_filters(store: HybridDocumentStore, filters: dict[str, Any] | None) -> str | None:
+    """Why a search under `filters` (a Haystack filter dict, as a caller sends one to a retriever's `filters`)
+    found nothing, when a condition can never match: a field no record has, or a value no record holds. None
+    when every condition matches something alone (the query found nothing within them)."""
+    leaves = list(_leaves(filters)) if isinstance(filters, dict) else []
+    reasons = []
+    for condition in leaves:
+        try:
+            if store.count_documents(condition) > 0:
+                continue
+            held = store.distinct_values(str(condition["field"]))
+        except Exception:  # a condition the store refuses is the retriever's error to report
+            continue
+        field = condition["field"]
+        if not held:
+            reasons.append(f"no record has the field '{field}'")
+        else:
+            shown = ", ".join(repr(v) for v in held[:5]) + (", ..." if len(held) > 5 else "")
+            reasons.append(f"no record has {field} {condition.get('operator')} {condition.get('value')!r} ({shown})")
+    if not reasons:
+        return None
+    return f"No results: {'; '.join(reasons)}, so nothing can match. Check the filter, or leave it out."
+
+
+def _leaves(filters: dict[str, Any]) -> Any:
+    if "conditions" in filters and isinstance(filters["conditions"], list):
+        for condition in filters["conditions"]:
+            if isinstance(condition, dict):
+                yield from _leaves(condition)
+    elif "field" in filters and "operator" in filters:
+        yield filters

@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 from pydantic import ValidationError
@@ -49,6 +49,7 @@ from haygate.gateway.runtime import ToolRuntime, check_interface
 from haygate.ingest.indexer import planned_documents
 from haygate.ingest.judged import CorpusIds, ancestors, counted_as, record_ids, unknown_ids_message
 from haygate.ingest.readers import files_under, read_records
+from haygate.server.client import ServerClient, local_server
 from haygate.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -164,6 +165,17 @@ def evaluate_tool(
     served = settings.pipelines_dir / declaration.pipeline_file
     paths = [served, *pipelines]
     if not judged.corpus:
+        client = None if settings.qdrant_url else local_server(settings.data_dir)
+        if client is not None:  # a server holds the data: it makes the calls
+            logger.info(
+                "a haygate server holds %s: the judged calls go through it (%s)", settings.data_dir, client.where
+            )
+            try:
+                served_target = ServedTarget(client, collection, spec.tool, settings.pipelines_dir)
+                served_target.check_ids(judged)
+                return _evaluate(served_target, judged, paths, metrics, progress)
+            finally:
+                client.close()
         with Loader(settings) as loader:
             target = LocalTarget(loader, collection, declaration, spec, settings.project_id)
             _check_judged_ids(target.corpus_ids(), judged, collection, "the collection as ingested")
@@ -178,7 +190,7 @@ def evaluate_tool(
     name = collection if dataset.sample is None else f"{collection}-limit-{dataset.sample.key}"
     with Loader(store_settings(settings, name, judged.corpus, collection)) as loader:
         target = LocalTarget(loader, collection, declaration, spec, settings.project_id)
-        target.runtimes(paths)  # every variant builds and fits the declaration before anything is indexed
+        target.prepare(paths)  # every variant builds and fits the declaration before anything is indexed
         ensure_corpus_index(loader, name, judged.corpus, collection, progress, dataset.sample)
         return _evaluate(target, judged, paths, metrics, progress)
 
@@ -201,7 +213,23 @@ def _check_judged_ids(corpus: CorpusIds, judged: JudgedToolSet, collection: str,
     unknown = corpus.unknown(judged_ids)
     if unknown:
         where = f"{judged.dataset.root} ({what})"
-        raise DatasetError(unknown_ids_message(where, collection, unknown, corpus), {"unknown": sorted(unknown)})
+        message = unknown_ids_message(where, collection, unknown, corpus.examples())
+        raise DatasetError(message, {"unknown": sorted(unknown)})
+
+
+Explained = tuple[dict[str, Any], list[dict[str, Any] | None]]  # an answer, and each row's provenance
+
+
+class Target(Protocol):
+    """Where a judged set's calls run: in this process (`LocalTarget`), or in the server that holds the data
+    (`ServedTarget`)."""
+
+    def prepare(self, paths: Sequence[Path]) -> None:
+        """Build and check every variant (each must fit the tool's declaration) before any call."""
+
+    def explain(self, path: Path, arguments: dict[str, Any]) -> Explained: ...
+
+    def record_ids(self, document_ids: list[str]) -> dict[str, str]: ...
 
 
 class LocalTarget:
@@ -217,34 +245,76 @@ class LocalTarget:
     def corpus_ids(self) -> CorpusIds:
         return CorpusIds.of_store(self.loader.store(self.collection))
 
-    def runtimes(self, paths: Sequence[Path]) -> list[ToolRuntime]:
+    def prepare(self, paths: Sequence[Path]) -> None:
         for path in paths:
             if path not in self._runtimes:
                 loaded = self.loader.pipeline(Path(path))
                 check_interface(self.declaration, loaded)  # a variant must fit the tool's declaration as it stands
                 self._runtimes[path] = ToolRuntime(self.declaration, loaded, self.tenant)
-        return [self._runtimes[path] for path in paths]
+
+    def explain(self, path: Path, arguments: dict[str, Any]) -> Explained:
+        runtime = self._runtimes[path]
+        assert runtime.pipeline is not None
+        runtime.pipeline.pipeline.warm_up()  # once: Haystack's warm_up tolerates repeated calls
+        return runtime.explain(arguments)
 
     def record_ids(self, document_ids: list[str]) -> dict[str, str]:
         return record_ids(self.loader.store(self.collection), document_ids)
 
 
+class ServedTarget:
+    """The running server that holds the data makes the calls (the console's explained calls, over the owner's
+    socket): a judged set over the collection as served is evaluated while clients use it."""
+
+    def __init__(self, client: ServerClient, collection: str, tool: str, pipelines_dir: Path) -> None:
+        self.client, self.collection, self.tool, self.pipelines_dir = client, collection, tool, pipelines_dir
+        self.served: Path | None = None
+
+    def check_ids(self, judged: JudgedToolSet) -> None:
+        judged_ids = sorted({doc for docs in judged.dataset.qrels.values() for doc in docs})
+        found = self.client.judged_ids(self.collection, judged_ids)
+        unknown = found["unknown"]
+        if unknown:
+            where = f"{judged.dataset.root} (the collection as served)"
+            message = unknown_ids_message(where, self.collection, unknown, found.get("examples") or {})
+            raise DatasetError(message, {"unknown": sorted(unknown)})
+
+    def prepare(self, paths: Sequence[Path]) -> None:
+        self.served = paths[0]
+        for path in paths[1:]:
+            self._relative(path)
+
+    def _relative(self, path: Path) -> str:
+        resolved = Path(path).resolve()
+        if not resolved.is_relative_to(self.pipelines_dir.resolve()):
+            msg = f"{path}: the server runs only pipeline files of its project (under {self.pipelines_dir})"
+            raise ConfigurationError(msg, {"file": str(path)})
+        return resolved.relative_to(self.pipelines_dir.resolve()).as_posix()
+
+    def explain(self, path: Path, arguments: dict[str, Any]) -> Explained:
+        pipeline = None if path == self.served else self._relative(path)
+        answer = self.client.explain(self.tool, arguments, pipeline)
+        return answer["result"], answer["provenance"]
+
+    def record_ids(self, document_ids: list[str]) -> dict[str, str]:
+        return self.client.record_ids(self.collection, document_ids)
+
+
 def _evaluate(
-    target: LocalTarget, judged: JudgedToolSet, paths: list[Path], metrics: list[str], progress: bool
+    target: Target, judged: JudgedToolSet, paths: list[Path], metrics: list[str], progress: bool
 ) -> tuple[list[VariantResult], list[Comparison]]:
     spec = judged.spec
+    target.prepare(paths)
     results, names = [], set()
     served = paths[0]
-    for path, runtime in zip(paths, target.runtimes(paths), strict=True):
+    for path in paths:
         name = path.stem if path != served else spec.tool
         while name in names:
             name += "'"
         names.add(name)
-        assert runtime.pipeline is not None
-        runtime.pipeline.pipeline.warm_up()
         forget_queries()  # each variant's calls embed their queries, as a client's calls do
         started = time.perf_counter()
-        caller = Caller(runtime, judged, target)
+        caller = Caller(target, path, judged)
         result = run_queries(name, path, judged.dataset, caller.ranked, progress)
         score(result, judged.dataset, metrics)
         result.unjudged = {q: len(caller.ranked(q, "")) for q in judged.unjudged}
@@ -259,15 +329,15 @@ def _evaluate(
 class Caller:
     """One variant's calls: each answer's rows as the judged ids they count as (`haygate.ingest.judged`)."""
 
-    def __init__(self, runtime: ToolRuntime, judged: JudgedToolSet, target: LocalTarget) -> None:
-        self.runtime, self.judged, self.target = runtime, judged, target
+    def __init__(self, target: Target, path: Path, judged: JudgedToolSet) -> None:
+        self.target, self.path, self.judged = target, path, judged
         self.hits = 0  # rows that counted as an id their query judged
         self.rows = 0
         self.example: tuple[str, str] | None = None  # a row's document and record, for a message
 
     def ranked(self, query_id: str, _: str) -> list[str]:
         spec = self.judged.spec
-        answer, provenance = self.runtime.explain(self.judged.calls[query_id])
+        answer, provenance = self.target.explain(self.path, self.judged.calls[query_id])
         rows = answer.get(spec.results)
         if not isinstance(rows, list):
             msg = f"tool '{spec.tool}' answered without a list `{spec.results}` (keys: {sorted(answer)})"

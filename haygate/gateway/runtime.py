@@ -20,8 +20,18 @@ from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
 
+from haygate.components.filter_check import unmatched_filters
 from haygate.components.response_formatter import ResponseFormatter, documents_envelope
-from haygate.errors import ConfigurationError, HaygateError, InternalError, InvalidRequestError, NotFoundError, cause_of
+from haygate.document_stores.hybrid import HybridDocumentStore
+from haygate.errors import (
+    ConfigurationError,
+    HaygateError,
+    InternalError,
+    InvalidRequestError,
+    NotFoundError,
+    StoreInUseError,
+    cause_of,
+)
 from haygate.gateway.catalog import load_catalog
 from haygate.gateway.declarations import NOT_BLANK, ToolDeclaration
 from haygate.gateway.loader import LoadedPipeline, Loader
@@ -147,26 +157,48 @@ class ToolRuntime:
         return result, provenance(result, documents)
 
     def _enveloped(self, outputs: dict[str, Any], values: dict[str, Any]) -> Any:
-        """The declared output; a list of Documents in the standard results envelope."""
+        """The declared output; a list of Documents in the standard results envelope, whose message says why
+        nothing was found when a filter the caller sent can never match (as haygate's own FilterCheck does)."""
         result = outputs[self.declaration.output]
         if self.documents_output:
             query = next((v for k, v in values.items() if k in QUERY_INPUTS and isinstance(v, str)), None)
-            return documents_envelope(result, query)
+            envelope = documents_envelope(result, query)
+            if not result:
+                reason = self._unmatched(values)
+                if reason:
+                    envelope["metadata"]["message"] = reason
+            return envelope
         return result
 
-    def rehearse(self, calls: int = 1) -> list[dict[str, Any]]:
+    def _unmatched(self, values: dict[str, Any]) -> str | None:
+        """For an empty answer: a filter argument (one that feeds a `filters` socket) no record can match."""
+        assert self.pipeline is not None
+        for name, targets in self.pipeline.inputs.items():
+            if values.get(name) is None or not any(socket == "filters" for _, socket in targets):
+                continue
+            for component, _ in targets:
+                store = getattr(self.pipeline.pipeline.get_component(component), "document_store", None)
+                store = getattr(store, "store", store)  # a collection's view as qdrant-haystack's store
+                if isinstance(store, HybridDocumentStore):
+                    reason = unmatched_filters(store, values[name])
+                    if reason:
+                        return reason
+        return None
+
+    def rehearse(self, calls: int = 1) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """The declaration's own examples, run at warm-up (up to `calls` calls, the k-th example of each
         required parameter): the model's first inference, the store's first query and every component's first
         run happen here, not in a client's first call. An example that fails inside the tool (a component
         raises, or the result breaks the output schema) is a ConfigurationError: such a tool would answer 500
-        to every call, so it is not served. One that finds nothing or names a value not yet stored is fine."""
+        to every call, so it is not served. One that finds nothing or names a value not yet stored is fine.
+        Each answered call with its arguments."""
         if self.pipeline is None:
             return []  # write actions change data; their components are warmed by the writer
         results = []
         for arguments in self.example_arguments()[:calls]:
             started = time.perf_counter()
             try:
-                results.append(self.run(arguments))
+                results.append((arguments, self.run(arguments)))
             except InternalError as error:
                 raise ConfigurationError(self._rehearsal_problem(arguments, error)) from error
             except HaygateError as error:
@@ -281,6 +313,7 @@ class Gateway:
         self.tools = tools
         self.loader = loader
         self.problems = list(problems or [])
+        self.warnings: list[str] = []  # what `haygate validate` reports without refusing: examples that find nothing
         self.writer = writer or Writer(loader)
         self._variants: dict[tuple[str, Path], ToolRuntime] = {}
         self._variants_lock = threading.Lock()
@@ -308,8 +341,11 @@ class Gateway:
             if runtime.pipeline is None:
                 continue
             try:
+                check_stores(runtime)
                 runtime.pipeline.pipeline.warm_up()
-                self.check_meta_fields(runtime, runtime.rehearse(examples))
+                answered = runtime.rehearse(examples)
+                self.check_meta_fields(runtime, [result for _, result in answered])
+                self.warnings += example_warnings(runtime, answered)
             except Exception as error:
                 reason = error.message if isinstance(error, HaygateError) else str(error)
                 problem = reason if reason.startswith(f"tool '{name}'") else f"tool '{name}': warm-up failed: {reason}"
@@ -348,6 +384,33 @@ class Gateway:
                     )
                     raise ConfigurationError(msg)
 
+    def filter_hint_warnings(self) -> list[str]:
+        """Each declared example of a filter parameter that names a value no record holds: an agent reading the
+        tool's schema would be told to filter by it, and find nothing."""
+        warnings = []
+        for name, runtime in self.tools.items():
+            if runtime.pipeline is None:
+                continue
+            for parameter, spec in runtime.declaration.parameters.items():
+                for value in spec.examples:
+                    held = filter_value_held(runtime.pipeline, parameter, value)
+                    if held is None or held[0]:
+                        continue
+                    if not held[1]:
+                        warnings.append(
+                            f"tool '{name}': parameter '{parameter}' filters on {held[2]}, which no record has (its "
+                            f"example {value!r} finds nothing): give the records that field (a Markdown file's front "
+                            "matter), or take the parameter out of the declaration"
+                        )
+                        break
+                    values = ", ".join(repr(v) for v in held[1][:5]) + (", ..." if len(held[1]) > 5 else "")
+                    warnings.append(
+                        f"tool '{name}': example {value!r} of parameter '{parameter}' is a value no record holds "
+                        f"({held[2]}: {values}); an agent told to filter by it finds nothing (`haygate examples` "
+                        "draws examples from the data)"
+                    )
+        return warnings
+
     def get(self, name: str) -> ToolRuntime:
         if name not in self.tools:
             msg = f"unknown tool '{name}'; available: {', '.join(sorted(self.tools))}"
@@ -371,6 +434,72 @@ class Gateway:
 
     async def call_async(self, name: str, arguments: Any) -> dict[str, Any]:
         return await anyio.to_thread.run_sync(self.get(name).run, arguments)
+
+
+UNFILLABLE_STORES = ("InMemoryDocumentStore",)  # built empty with the pipeline, and nothing can ingest into them
+
+
+def check_stores(runtime: ToolRuntime) -> None:
+    """A pipeline that reads a store nothing can fill (a Haystack InMemoryDocumentStore it builds empty) would
+    answer every call with nothing: a configuration error, named, not a tool that finds nothing."""
+    assert runtime.pipeline is not None
+    for component, instance in runtime.pipeline.pipeline.walk():
+        store = getattr(instance, "document_store", None)
+        if store is not None and type(store).__name__ in UNFILLABLE_STORES:
+            msg = (
+                f"tool '{runtime.name}': component '{component}' reads a {type(store).__name__} that the pipeline "
+                "builds empty: nothing ingests into it, so every call would find nothing. Point it at a collection "
+                "(`document_store: {collection: NAME}`; haygate's YAML resolves it to the collection's store)"
+            )
+            raise ConfigurationError(msg, {"tool": runtime.name, "component": component})
+
+
+def ranked_rows(result: dict[str, Any]) -> list[Any] | None:
+    """A result's ranked list: its first list value (`results`, `candidates`, ...), or None when it has none."""
+    return next((v for v in result.values() if isinstance(v, list)), None)
+
+
+def example_warnings(runtime: ToolRuntime, answered: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[str]:
+    """An example call that finds nothing: what the declaration shows agents should show something."""
+    warnings = []
+    for arguments, result in answered:
+        rows = ranked_rows(result)
+        if rows is not None and not rows:
+            said = (result.get("metadata") or {}).get("message") if isinstance(result.get("metadata"), dict) else None
+            warnings.append(
+                f"tool '{runtime.name}': its example call {json.dumps(arguments)} finds nothing"
+                + (f" ({said})" if said else "")
+                + "; give examples that find something in your data (`haygate examples` proposes some)"
+            )
+    return warnings
+
+
+def filter_value_held(pipeline: LoadedPipeline, parameter: str, value: Any) -> tuple[bool, list[Any], str] | None:
+    """Whether a record holds `value` of a filter parameter (as the pipeline's query builder turns it into a
+    condition), with the values that field holds and its name; None when the parameter is no filter here."""
+    from haygate.components.query_builder import QueryBuilder
+
+    targets = pipeline.inputs.get(parameter) or []
+    stores = [
+        store
+        for _, instance in pipeline.pipeline.walk()
+        if isinstance(store := getattr(instance, "document_store", None), HybridDocumentStore)
+    ]
+    for component, socket in targets:
+        builder = pipeline.pipeline.get_component(component)
+        if not isinstance(builder, QueryBuilder) or socket not in builder.filters or not stores:
+            continue
+        try:
+            condition = builder.run(query="x", **{socket: value})["checks"].get(socket)
+        except Exception:  # a value the builder refuses is the argument check's to report
+            return None
+        if condition is None:
+            return None
+        field_name = str(builder.filters[socket].get("field"))
+        store = stores[0]
+        held = store.count_documents(condition) > 0
+        return held, [] if held else store.distinct_values(field_name), field_name
+    return None
 
 
 MAX_ARGUMENT_DEPTH = 32  # objects and arrays inside the arguments: past any declared shape, far below recursion
@@ -466,3 +595,67 @@ def returns_documents(pipeline: LoadedPipeline, output: str) -> bool:
     component, socket = pipeline.outputs[output]
     sockets = pipeline.pipeline.outputs(include_components_with_connected_outputs=True)
     return sockets.get(component, {}).get(socket, {}).get("type") == list[Document]
+
+
+@dataclass
+class Validation:
+    """What `haygate validate` found: the tools that passed every check (by declaration file), those a check
+    could not be made for (and why), the problems, and the warnings (examples that find nothing)."""
+
+    tools: dict[str, str]
+    unchecked: dict[str, str]  # tool -> the checks not made, and why
+    hidden: dict[str, str]  # tool -> why this server would not serve it
+    problems: list[str]
+    warnings: list[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "tools": self.tools,
+            "unchecked": self.unchecked,
+            "hidden": self.hidden,
+            "problems": self.problems,
+            "warnings": self.warnings,
+        }
+
+
+def validate(loader: Loader, files: list[Path] | None = None, empty: bool = False) -> Validation:
+    """Every check a server makes on its configuration, on `loader`'s data: each collection's schema and
+    indexing pipeline built, each declaration's pipeline built against it, its models loaded, its examples
+    called and their results held to its output schema and the collection's fields; and the warnings
+    (examples that find nothing, filter examples no record holds). `empty`: the data holds nothing (a scratch
+    data dir), so what the examples find was not checked, and the tools say so instead of passing."""
+    settings = loader.settings
+    collection_problems = []
+    for path in sorted(settings.collections_dir.glob("*.yaml")) if not files else []:
+        try:
+            loader.collection(path.stem)
+        except StoreInUseError:
+            raise
+        except HaygateError as error:
+            collection_problems.append(error.message)
+    runtimes, problems = load_tools(loader, files, include_hidden=True)
+    gateway = Gateway(runtimes, loader, problems)
+    try:
+        gateway.warm_up(strict=False, optimize=False, examples=REHEARSALS)  # checks only: the data stays as it is
+        warnings = [] if empty else [*gateway.warnings, *gateway.filter_hint_warnings()]
+    finally:
+        gateway.writer.close()
+    files_of = {name: str(runtime.declaration.source_file) for name, runtime in gateway.tools.items()}
+    unchecked = (
+        {
+            name: "whether its examples find anything, and whether its result fields hold values: no collection "
+            "holds data yet (`haygate ingest`, then validate again)"
+            for name, runtime in gateway.tools.items()
+            if runtime.pipeline is not None
+        }
+        if empty
+        else {}
+    )
+    hidden = load_catalog(settings, files).hidden
+    return Validation(
+        {n: f for n, f in files_of.items() if n not in unchecked},
+        unchecked,
+        {n: reason for n, reason in hidden.items() if n in files_of},
+        [*gateway.problems, *collection_problems],
+        warnings,
+    )

@@ -89,23 +89,25 @@ class CorpusIds:
         candidates = sorted(self.records | self.sections)
         return {i: difflib.get_close_matches(i, candidates, n=CLOSEST, cutoff=0.5) for i in missing}
 
+    def examples(self) -> dict[str, str]:
+        """An id of each level, to show what ids look like here."""
+        record = min(self.records, default=None)
+        section = min((s for s in self.sections if s not in self.records), default=None)
+        return {kind: found for kind, found in (("record", record), ("section", section)) if found}
+
     def level_of(self, judged_id: str) -> str:
         """ "record" for a record's id, "section" for a section or chunk."""
         return "record" if judged_id in self.records else "section"
 
 
-def unknown_ids_message(where: str, collection: str, unknown: dict[str, list[str]], corpus: CorpusIds) -> str:
-    """A refusal that names the ids, the closest real ones, and what ids look like here."""
+def unknown_ids_message(where: str, collection: str, unknown: dict[str, list[str]], examples: dict[str, str]) -> str:
+    """A refusal that names the ids, the closest real ones, and what ids look like here (`CorpusIds.examples`)."""
     shown = []
     for judged_id, close in list(unknown.items())[:5]:
         near = f" (closest: {', '.join(repr(c) for c in close)})" if close else ""
         shown.append(f"{judged_id!r}{near}")
     more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-    record = min(corpus.records, default=None)
-    section = min((s for s in corpus.sections if s not in corpus.records), default=None)
-    looks = ", ".join(
-        f"{kind} {example!r}" for kind, example in (("a record", record), ("a section", section)) if example
-    )
+    looks = ", ".join(f"a {kind} {example!r}" for kind, example in examples.items())
     return (
         f"{where}: {len(unknown)} judged id(s) name no record or section of '{collection}': "
         f"{'; '.join(shown)}{more}. Ids here look like {looks or 'nothing: the collection is empty'}."

@@ -91,6 +91,27 @@ class ServerClient:
     def call(self, tool: str, arguments: Any) -> dict[str, Any]:
         return dict(self._request("POST", f"/api/tools/{tool}", body=arguments))
 
+    def validate(self, files: list[str]) -> dict[str, Any]:
+        """The server's checks of the configuration on disk (`haygate validate`), on the data it holds."""
+        return dict(self._request("POST", "/api/admin/validate", body={"files": files}))
+
+    def examples(self, tool: str | None) -> dict[str, dict[str, Any]]:
+        """Examples drawn from the served data, per tool: `{tool: {file, proposed}}`."""
+        return dict(self._request("GET", "/api/admin/examples", query={"tool": tool} if tool else None))
+
+    def explain(self, tool: str, arguments: Any, pipeline: str | None = None) -> dict[str, Any]:
+        """A call with each result row's provenance (the console's), the tool as served or a pipeline file of
+        the project in its place."""
+        body = {"tool": tool, "arguments": arguments, **({"pipeline": pipeline} if pipeline else {})}
+        return dict(self._request("POST", "/api/console/call", body=body))
+
+    def judged_ids(self, collection: str, ids: list[str]) -> dict[str, Any]:
+        return dict(self._request("POST", f"/api/console/collections/{collection}/judged-ids", body={"ids": ids}))
+
+    def record_ids(self, collection: str, ids: list[str]) -> dict[str, str]:
+        answer = self._request("POST", f"/api/console/collections/{collection}/record-ids", body={"ids": ids})
+        return dict(answer["records"])
+
     def upsert(self, collection: str, records: list[Any]) -> dict[str, Any]:
         return dict(self._request("PUT", f"/api/collections/{collection}/records", body=records))
 

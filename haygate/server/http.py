@@ -10,7 +10,7 @@ command on the same machine, served on a Unix socket only its owner can open.
 import hmac
 import io
 import json
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from starlette.applications import Starlette
@@ -190,6 +190,51 @@ def rest_routes(
     )
 
 
+def local_validate(service: GatewayService) -> Any:
+    """`haygate validate` by the server that holds the data (the owner's socket only: it builds every pipeline
+    and calls every tool's examples): every check, on that data, nothing swapped in."""
+
+    async def validate(request: Request) -> JSONResponse:
+        try:
+            body = await json_body(request) if await request.body() else {}
+            files = body.get("files") if isinstance(body, dict) else None
+            if files is not None and (not isinstance(files, list) or not all(isinstance(f, str) for f in files)):
+                msg = 'send {"files": ["configs/tools/NAME.yaml", ...]} or no body'
+                raise InvalidRequestError(msg, {"field": "files"})
+            home = service.settings.home
+            paths = [inside_home(home, f) for f in files] if files else None
+            import anyio
+
+            return JSONResponse(await anyio.to_thread.run_sync(service.validate, paths))
+        except Exception as error:
+            return error_response(error)
+
+    return validate
+
+
+def local_examples(service: GatewayService) -> Any:
+    """`haygate examples` by the server that holds the data (the owner's socket only: it calls the tools)."""
+
+    async def examples(request: Request) -> JSONResponse:
+        try:
+            import anyio
+
+            tool = request.query_params.get("tool") or None
+            return JSONResponse(await anyio.to_thread.run_sync(service.examples, tool))
+        except Exception as error:
+            return error_response(error)
+
+    return examples
+
+
+def inside_home(home: Path, name: str) -> Path:
+    """A declaration file named relative to the project (or absolute, inside it)."""
+    path = (home / name).resolve()
+    if not path.is_relative_to(home.resolve()) or not path.is_file():
+        raise InvalidRequestError(f"no declaration file {name!r} in the project", {"field": "files"})
+    return path
+
+
 def with_method_refusals(routes: list[Route]) -> list[Route]:
     """Each path also answers every method it does not take (TRACE and QUERY too), with the envelope's 405 and
     `Allow`: routes match in order, so the catch-all refusal only gets what the real route does not take.
@@ -356,7 +401,13 @@ def build_local_app(service: GatewayService) -> ASGIApp:
     return RequestIds(
         BodyLimit(
             Starlette(
-                routes=rest_routes(service, writes_allowed=True, transport="cli"), exception_handlers=ERROR_HANDLERS
+                routes=[
+                    *rest_routes(service, writes_allowed=True, transport="cli"),
+                    *console_routes(service, writes_allowed=True),  # explained calls and ids: `haygate eval`
+                    Route("/api/admin/validate", local_validate(service), methods=["POST"]),
+                    Route("/api/admin/examples", local_examples(service), methods=["GET"]),
+                ],
+                exception_handlers=ERROR_HANDLERS,
             ),
             service.settings.max_body_bytes,
         )

@@ -183,6 +183,7 @@ def judged_ids(corpus: CorpusIds, ids: list[str]) -> dict[str, Any]:
         "records": sorted(i for i in ids if i in corpus.records),
         "sections": sorted(i for i in ids if i not in corpus.records and corpus.names(i)),
         "unknown": corpus.unknown(ids),
+        "examples": corpus.examples(),
     }
 
 

@@ -85,15 +85,6 @@ class RefusedReload:
     at: str  # when (UTC, ISO 8601)
 
 
-@dataclass
-class ValidationResult:
-    """`haygate validate` made by a running server, on its own data: every check a reload makes."""
-
-    tools: dict[str, str]  # tool -> its declaration file, for each that passed
-    problems: list[str]
-    warnings: list[str]
-
-
 class GatewayService:
     def __init__(
         self,
@@ -382,6 +373,34 @@ class GatewayService:
             logger.info("reloaded: %s", ", ".join(sorted(self.listing())))
             self._tools_changed()
             return ReloadResult(True, sorted(self.listing()), [])
+
+    def validate(self, files: list[Path] | None = None) -> dict[str, Any]:
+        """`haygate validate` made here, while this server holds the data: every check on the configuration as
+        it is on disk, on the served data (its collections are shared with the serving tools, not reopened).
+        Nothing is swapped in: this is a reload's checks without the reload."""
+        from haygate.gateway.loader import Loader
+        from haygate.gateway.runtime import validate
+
+        with self._reload_lock, Loader(self.settings) as loader:
+            return validate(loader, files).as_dict()
+
+    def examples(self, tool: str | None = None) -> dict[str, dict[str, Any]]:
+        """Examples for the served tools' parameters (or one tool's), drawn from the data this server holds."""
+        from haygate.gateway.examples import propose
+
+        generation = self.wait_ready()
+        generation.enter()
+        try:
+            tools = generation.gateway.tools
+            if tool is not None and tool not in tools:
+                raise self._unknown(tool)
+            names = [tool] if tool else sorted(n for n, t in tools.items() if t.pipeline is not None)
+            return {
+                name: {"file": str(tools[name].declaration.source_file), "proposed": propose(tools[name])}
+                for name in names
+            }
+        finally:
+            generation.leave()
 
     async def watch(self) -> None:
         """Reload when a file under configs/ or pipelines/ changes; a change made while starting is
