@@ -314,8 +314,8 @@ def key_rows(keys: tuple[Key, ...], defaults: dict[str, Any] | None = None) -> l
 
 
 def yaml_page() -> str:
-    """Every key of a tool declaration, a collection schema and a pipeline file."""
-    from haygate.gateway import declarations, loader
+    """Every key of a tool declaration, a collection schema, a pipeline file and a judged set's eval.yaml."""
+    from haygate.gateway import declarations, judged_sets, loader
     from haygate.ingest import schema
 
     header = ("Key", "Type", "Default", "Description")
@@ -323,8 +323,8 @@ def yaml_page() -> str:
         "# YAML",
         "",
         "Every key haygate reads from a project's YAML files: tool declarations (`configs/tools/`), collection "
-        "schemas (`configs/collections/`) and pipelines (`pipelines/`). This page is generated from the models "
-        "that validate them; an unknown key is refused, naming the file.",
+        "schemas (`configs/collections/`), pipelines (`pipelines/`) and judged sets (`evaluation/<set>/eval.yaml`). "
+        "This page is generated from the models that validate them; an unknown key is refused, naming the file.",
         "",
         "## Tool declarations {#tool-declarations}",
         "",
@@ -357,7 +357,11 @@ def yaml_page() -> str:
         "",
         table(("Parameter", "What the component gets"), [(name, text(what)) for name, what in resolved_parameters()]),
         "",
+        "## Judged sets {#judged-sets}",
+        "",
+        *[text(paragraph) + "\n" for paragraph in paragraphs(judged_sets.__doc__)],
     ]
+    lines += model_sections(judged_sets.JudgedSetSpec, "", "judged-set", "`eval.yaml` keys")
     return "\n".join(lines)
 
 

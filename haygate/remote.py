@@ -142,13 +142,13 @@ def print_validation(report: dict[str, Any]) -> int:
     every check was made for."""
     for name, source in sorted(report["tools"].items()):
         note = f"  (not served here: {report['hidden'][name]})" if name in report["hidden"] else ""
-        print(f"ok    {name}  ({source}){note}")
+        print(f"ok  {name}  ({source}){note}")
     for name, what in sorted(report["unchecked"].items()):
-        print(f"part  {name}: built and warmed up; not checked: {what}")
+        print(f"part {name}: built and warmed up; not checked: {what}")
     for warning in report["warnings"]:
-        print(f"warn  {warning}")
+        print(f"warn {warning}")
     for problem in report["problems"]:
-        print(f"ERR   {problem}")
+        print(f"ERR {problem}")
     return EXIT_CONFIG if report["problems"] else EXIT_OK
 
 

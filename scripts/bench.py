@@ -404,7 +404,7 @@ def measure_concurrency(data_dir: Path, clients: int, per_client: int, seconds: 
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
             try:
-                if httpx.get(f"{base}/health", timeout=2).json().get("status") == "ready":
+                if httpx.get(f"{base}/health", timeout=2).json().get("status") in ("ready", "degraded"):
                     break
             except (httpx.HTTPError, ValueError):
                 pass

@@ -159,7 +159,7 @@ def main() -> None:
                 deadline = time.monotonic() + 120
                 while True:
                     try:
-                        if http.get("/health").json().get("status") == "ready":
+                        if http.get("/health").json().get("status") in ("ready", "degraded"):
                             break
                     except httpx.TransportError:
                         pass

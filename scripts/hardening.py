@@ -61,7 +61,7 @@ def server(data_dir: Path, **values: str) -> Iterator[tuple[str, subprocess.Pope
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         try:
-            if httpx.get(f"{url}/health", timeout=2, headers=headers).json().get("status") == "ready":
+            if httpx.get(f"{url}/health", timeout=2, headers=headers).json().get("status") in ("ready", "degraded"):
                 break
         except (httpx.HTTPError, ValueError):
             time.sleep(0.2)

@@ -224,7 +224,7 @@ class Server:
                     self.port = free_port()
                     self.launch()
                 try:
-                    if (await http.get(f"{self.url}/health")).json()["status"] == "ready":
+                    if (await http.get(f"{self.url}/health")).json()["status"] in ("ready", "degraded"):
                         self.lives[-1].ready = self.clock()
                         return
                 except (httpx.HTTPError, ValueError):

@@ -12,7 +12,7 @@ from typing import Any
 
 from haygate.components.query_builder import QUERY, QueryBuilder
 from haygate.document_stores.hybrid import HybridDocumentStore
-from haygate.gateway.runtime import ToolRuntime
+from haygate.gateway.runtime import ToolRuntime, collection_store
 
 VALUES_SHOWN = 3  # examples proposed per parameter
 VALUES_COUNTED = 200  # distinct values of a field counted to find the most common
@@ -26,14 +26,7 @@ def propose(runtime: ToolRuntime) -> dict[str, list[Any]]:
     pipeline = runtime.pipeline
     if pipeline is None:
         return {}
-    store = next(
-        (
-            store
-            for _, instance in pipeline.pipeline.walk()
-            if isinstance(store := getattr(instance, "document_store", None), HybridDocumentStore)
-        ),
-        None,
-    )
+    store = next((s for _, instance in pipeline.pipeline.walk() if (s := collection_store(instance)) is not None), None)
     if store is None:
         return {}
     proposed: dict[str, list[Any]] = {}

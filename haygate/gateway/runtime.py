@@ -177,9 +177,8 @@ class ToolRuntime:
             if values.get(name) is None or not any(socket == "filters" for _, socket in targets):
                 continue
             for component, _ in targets:
-                store = getattr(self.pipeline.pipeline.get_component(component), "document_store", None)
-                store = getattr(store, "store", store)  # a collection's view as qdrant-haystack's store
-                if isinstance(store, HybridDocumentStore):
+                store = collection_store(self.pipeline.pipeline.get_component(component))
+                if store is not None:
                     reason = unmatched_filters(store, values[name])
                     if reason:
                         return reason
@@ -439,12 +438,25 @@ class Gateway:
 UNFILLABLE_STORES = ("InMemoryDocumentStore",)  # built empty with the pipeline, and nothing can ingest into them
 
 
+def store_of(instance: Any) -> Any:
+    """The document store a component reads: haygate's and Haystack's keep it as `document_store`,
+    qdrant-haystack's retrievers as `_document_store`."""
+    return getattr(instance, "document_store", None) or getattr(instance, "_document_store", None)
+
+
+def collection_store(instance: Any) -> HybridDocumentStore | None:
+    """The collection's store a component reads, through the view a Haystack retriever is given (its `.store`)."""
+    store = store_of(instance)
+    store = getattr(store, "store", store)
+    return store if isinstance(store, HybridDocumentStore) else None
+
+
 def check_stores(runtime: ToolRuntime) -> None:
     """A pipeline that reads a store nothing can fill (a Haystack InMemoryDocumentStore it builds empty) would
     answer every call with nothing: a configuration error, named, not a tool that finds nothing."""
     assert runtime.pipeline is not None
     for component, instance in runtime.pipeline.pipeline.walk():
-        store = getattr(instance, "document_store", None)
+        store = store_of(instance)
         if store is not None and type(store).__name__ in UNFILLABLE_STORES:
             msg = (
                 f"tool '{runtime.name}': component '{component}' reads a {type(store).__name__} that the pipeline "
@@ -480,11 +492,7 @@ def filter_value_held(pipeline: LoadedPipeline, parameter: str, value: Any) -> t
     from haygate.components.query_builder import QueryBuilder
 
     targets = pipeline.inputs.get(parameter) or []
-    stores = [
-        store
-        for _, instance in pipeline.pipeline.walk()
-        if isinstance(store := getattr(instance, "document_store", None), HybridDocumentStore)
-    ]
+    stores = [store for _, instance in pipeline.pipeline.walk() if (store := collection_store(instance)) is not None]
     for component, socket in targets:
         builder = pipeline.pipeline.get_component(component)
         if not isinstance(builder, QueryBuilder) or socket not in builder.filters or not stores:
@@ -555,7 +563,8 @@ def load_tools(
             check_interface(declaration, pipeline)
             runtimes[declaration.name] = ToolRuntime(declaration, pipeline, settings.project_id)
         except ConfigurationError as error:
-            problems.append(error.message)
+            named = f"tool '{declaration.name}'" in error.message
+            problems.append(error.message if named else f"tool '{declaration.name}': {error.message}")
     return runtimes, problems
 
 

@@ -133,10 +133,16 @@ def save_set(root: Path, name: str, body: Any, served: set[str]) -> dict[str, An
     for query_id, judged in saved.grades.items():
         if query_id not in ids:
             raise InvalidRequestError(f"judged set: grades for '{query_id}', which is no query", {"field": "grades"})
-        bad = {doc: grade for doc, grade in judged.items() if grade not in range(4) or not doc.strip()}
+        bad = {doc: grade for doc, grade in judged.items() if grade not in range(4) or not _usable_id(doc)}
         if bad:
-            msg = f"judged set: query '{query_id}': a grade is 0, 1, 2 or 3 for a non-empty id, got {bad}"
+            msg = (
+                f"judged set: query '{query_id}': a grade is 0, 1, 2 or 3 for an id with no tab, line break or "
+                f"surrounding space, got {bad}"
+            )
             raise InvalidRequestError(msg, {"field": "grades"})
+    strays = sorted(set(saved.seen) - set(ids))
+    if strays:
+        raise InvalidRequestError(f"judged set: rankings seen for {strays}, which are no queries", {"field": "seen"})
     folder = set_folder(root, name)
     folder.mkdir(parents=True, exist_ok=True)
     spec = _spec(folder).model_dump(mode="json", exclude_none=True) if (folder / SPEC_FILE).is_file() else {}
@@ -145,13 +151,23 @@ def save_set(root: Path, name: str, body: Any, served: set[str]) -> dict[str, An
     JudgedSetSpec.model_validate(spec)
 
     queries = {q: entry for q, entry in _queries(folder).items() if entry["split"] != saved.split}
+    taken = sorted(set(ids) & set(queries))
+    if taken:
+        msg = f"judged set: query ids {taken} belong to another split of '{name}'; a query id names one query"
+        raise InvalidRequestError(msg, {"field": "queries"})
     for query in saved.queries:
         queries[query.id] = {"id": query.id, "text": query.text, "arguments": query.arguments, "split": saved.split}
     grades = _all_grades(folder, set(queries))
     grades[saved.split] = {q: dict(judged) for q, judged in saved.grades.items() if judged}
     judging = _judging(folder)
     at = datetime.now(UTC).isoformat(timespec="seconds")
-    judging[saved.split] = {q: {"ranking": ranking, "at": at} for q, ranking in saved.seen.items()}
+    before = judging.get(saved.split, {}) if isinstance(judging.get(saved.split), dict) else {}
+    judging[saved.split] = {
+        q: before[q]
+        if isinstance(before.get(q), dict) and before[q].get("ranking") == ranking
+        else {"ranking": ranking, "at": at}
+        for q, ranking in saved.seen.items()
+    }
 
     rows = []
     for entry in queries.values():
@@ -170,11 +186,16 @@ def save_set(root: Path, name: str, body: Any, served: set[str]) -> dict[str, An
     judged_count = sum(len(docs) for docs in grades[saved.split].values())
     return {
         "name": name,
-        "folder": str(folder),
+        "folder": f"{root.name}/{name}",
         "split": saved.split,
         "queries": len(saved.queries),
         "judged": judged_count,
     }
+
+
+def _usable_id(judged_id: str) -> bool:
+    """An id a qrels line can hold and read back as it was: no tab or line break, no surrounding space."""
+    return bool(judged_id) and judged_id == judged_id.strip() and not any(c in judged_id for c in "\t\r\n")
 
 
 def judged_ids(corpus: CorpusIds, ids: list[str]) -> dict[str, Any]:

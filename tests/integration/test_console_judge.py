@@ -80,7 +80,6 @@ def qrels(folder: Path) -> dict[str, dict[str, int]]:
     return grades
 
 
-@pytest.mark.budget(150, "a real Chromium judges two queries and re-opens the set; then `haygate eval` runs it")
 def test_a_set_judged_in_the_browser_is_saved_reopened_and_evaluated(
     ingested_samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -139,7 +138,16 @@ def test_a_set_judged_in_the_browser_is_saved_reopened_and_evaluated(
         rows = results_of(page, "q1")
         expect(rows.first).to_be_focused()
         assert [pressed(rows.nth(i)) for i in range(3)] == ["3", "0", "2"]
+        expect(page.locator("#judge-query-line")).to_contain_text(f"q1 {QUERIES['q1']} · search_docs · ")
         screenshot(page, "judge", full_page=True)
+
+        # Leaving the tab with unsaved changes asks first; declining stays on the Judge tab.
+        page.once("dialog", lambda dialog: dialog.dismiss())
+        with page.expect_event("dialog") as leaving:
+            page.get_by_role("tab", name="Live").click()
+        assert "unsaved changes" in leaving.value.message
+        expect(page.locator("#panel-judge")).to_be_visible()
+        assert page.url.endswith("#judge")
 
         # Ctrl+S saves every query and grade (0 included), and says what to run next.
         page.keyboard.press("Control+s")
@@ -182,6 +190,14 @@ def test_a_set_judged_in_the_browser_is_saved_reopened_and_evaluated(
         expect(page.locator("#judge-save-status")).to_contain_text("4 grades", timeout=30_000)
         expect(page.locator("#judge-gone-box")).to_be_hidden()
         expect(rows.nth(0).locator(".rank-change")).to_contain_text("=")
+
+        # A change not saved: leaving the page asks first; declining keeps it.
+        rows.nth(3).get_by_role("button", name="1 partly").click()
+        page.once("dialog", lambda dialog: dialog.dismiss())
+        with page.expect_event("dialog") as unloading:
+            page.evaluate("setTimeout(() => location.reload())")
+        assert unloading.value.type == "beforeunload"
+        expect(rows.nth(3).locator(".grade-state")).to_have_text("Grade 1: partly relevant")
     assert "old-section" not in qrels(folder)["q1"]
 
     # The service is closed (an embedded store has one process): the command the tab showed, on its data.

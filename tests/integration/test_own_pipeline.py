@@ -168,3 +168,60 @@ def test_a_hybrid_haystack_pipeline_fuses_dense_and_bm25_over_the_collection(tmp
     assert len(ids) == 3 == len(set(ids)) and "Bearer tokens" in ids[0], ids
     assert all(r["score"] > 0 for r in result["results"])  # RRF scores, best first
     assert [r["score"] for r in result["results"]] == sorted((r["score"] for r in result["results"]), reverse=True)
+
+
+def test_a_filter_that_can_never_match_says_which_field_or_value(tmp_path: Path, samples_dir: Path) -> None:
+    """An empty answer of a Haystack pipeline, as of haygate's own tools: a filter on a field no record has, or
+    a value none holds, is named (not "Try other or fewer words")."""
+    home = home_with_readme_tool(tmp_path)
+    path = home / "configs" / "tools" / "haystack_docs_search.yaml"
+    declaration = yaml.safe_load(path.read_text())
+    declaration["parameters"]["filters"] = {
+        "type": "object",
+        "description": "A Haystack filter on the sections' metadata.",
+        "examples": [{"field": "meta.version", "operator": "==", "value": "1.1"}],
+    }
+    path.write_text(yaml.safe_dump(declaration))
+    with Loader(make_settings(samples_dir, home=home)) as loader:
+        gateway = Gateway.load(loader)
+        call = {"text": "bearer token", "top_k": 2}
+        no_field = gateway.call(
+            "haystack_docs_search", {**call, "filters": {"field": "meta.year", "operator": "==", "value": 2024}}
+        )
+        no_value = gateway.call(
+            "haystack_docs_search", {**call, "filters": {"field": "meta.version", "operator": "==", "value": "9.9"}}
+        )
+        found = gateway.call(
+            "haystack_docs_search", {**call, "filters": {"field": "meta.version", "operator": "==", "value": "1.1"}}
+        )
+    assert no_field["results"] == [] and "no record has the field 'meta.year'" in no_field["metadata"]["message"]
+    assert (
+        no_value["results"] == []
+        and "no record has meta.version == '9.9' ('1.0', '1.1'" in no_value["metadata"]["message"]
+    )
+    assert found["results"]
+
+
+def test_a_pipeline_over_a_store_nothing_fills_fails_validate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Haystack pipeline over a new InMemoryDocumentStore (which nothing ingests into) is named, not served
+    as a tool that finds nothing."""
+    from haystack import Pipeline
+    from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+    from haystack.document_stores.in_memory import InMemoryDocumentStore
+
+    home = home_with_readme_tool(tmp_path)
+    pipeline = Pipeline()
+    pipeline.add_component("retriever", InMemoryBM25Retriever(document_store=InMemoryDocumentStore(), top_k=3))
+    (home / "pipelines" / "tools" / "haystack_docs_search.yaml").write_text(pipeline.dumps())
+    path = home / "configs" / "tools" / "haystack_docs_search.yaml"
+    declaration = yaml.safe_load(path.read_text())
+    declaration["parameters"] = {"query": declaration["parameters"]["text"]}
+    path.write_text(yaml.safe_dump(declaration))
+    monkeypatch.setenv("HAYGATE_HOME", str(home))
+    monkeypatch.setenv("HAYGATE_DATA_DIR", str(tmp_path / "data"))
+    assert main(["validate"]) == 2
+    out = capsys.readouterr().out
+    assert "ERR tool 'haystack_docs_search': component 'retriever' reads a InMemoryDocumentStore" in out, out
+    assert "nothing ingests into it" in out and "ok  haystack_docs_search" not in out

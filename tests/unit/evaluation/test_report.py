@@ -158,3 +158,12 @@ def test_a_single_variant_has_no_comparisons(tmp_path: Path, dataset: Dataset) -
     assert report["baseline"] == "base" and report["comparisons"] == []
     assert " vs " not in (tmp_path / "report.md").read_text()
     assert (tmp_path / "plot.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_an_interval_stays_within_the_metric_range() -> None:
+    from haygate.evaluation.report import confidence_interval
+
+    low, high = confidence_interval([1.0, 1.0, 1.0, 0.0])
+    assert 0.0 <= low < 0.75 < high == 1.0  # the symmetric interval would pass 1.0
+    assert confidence_interval([0.0, 0.0, 0.1])[0] == 0.0
+    assert confidence_interval([0.5]) == (0.5, 0.5)

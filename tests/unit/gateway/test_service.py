@@ -117,12 +117,36 @@ def test_a_broken_change_keeps_the_old_tools_serving(service: GatewayService, se
     assert anyio.run(service.call, "search", {"query": "zebra"})["results"] == []
 
 
+def test_a_refused_reload_is_named_in_health_and_to_a_client_of_the_tool_it_declares(
+    service: GatewayService, settings: Settings
+) -> None:
+    service.start()
+    service.wait_ready()
+    declaration = yaml.safe_load((settings.tools_dir / "search.yaml").read_text())
+    declaration.update(name="search_again", pipeline="tools/nowhere.yaml")
+    (settings.tools_dir / "search_again.yaml").write_text(yaml.safe_dump(declaration))
+    assert not service.reload().swapped
+    health = service.health()
+    assert health["status"] == "degraded" and health["tools"] == sorted(service.listing())
+    [problem] = health["reload_refused"]["problems"]
+    assert "search_again" in problem and "nowhere.yaml" in problem and health["problems"] == [problem]
+    with pytest.raises(UnavailableError) as caught:
+        anyio.run(service.call, "search_again", {"query": "zebra"})
+    assert "declared but not served" in caught.value.message and "nowhere.yaml" in caught.value.message
+    with pytest.raises(NotFoundError):  # a name nothing declares is unknown, as before
+        anyio.run(service.call, "search_nowhere", {"query": "zebra"})
+    (settings.tools_dir / "search_again.yaml").unlink()
+    assert service.reload().swapped
+    assert service.health()["status"] == "ready" and "reload_refused" not in service.health()
+
+
 def test_at_start_one_bad_declaration_never_takes_the_others_down(settings: Settings) -> None:
     (settings.tools_dir / "broken.yaml").write_text(json.dumps({"name": "broken", "description": "too short"}))
     service = GatewayService(settings)
     service.start(background=False)
     assert service.state == "ready" and "search" in service.listing() and "broken" not in service.listing()
     assert any("broken.yaml" in p for p in service.health()["problems"])
+    assert service.health()["status"] == "degraded"  # serving, with a tool left out
     service.close()
     with pytest.raises(Exception, match=r"broken\.yaml"):
         GatewayService(settings, strict=True)

@@ -1677,6 +1677,7 @@
       if (judge.set !== set) return; // another set was opened meanwhile
       judge.loaded[queryId] = rankedResults(data, set.level);
       judge.loaded[queryId].elapsed = data.elapsed_ms;
+      if (judge.selected === queryId) announce(`Query ${queryId}: ${judge.loaded[queryId].items.length} results, ${unjudgedText(queryId)}.`);
     } catch (error) {
       if (ticket === judge.runTicket && judge.selected === queryId) showMessage($("#judge-run-error"), compareErrorText(`Query ${queryId}`, error));
     } finally {
@@ -1773,7 +1774,7 @@
       el("span", { className: "mono" }, query.id),
       " ",
       el("span", { className: "query-text" }, query.text),
-      query.arguments ? el("span", { className: "mono" }, ` ${JSON.stringify(query.arguments)}`) : null,
+      query.arguments ? el("span", { className: "mono" }, ` ${JSON.stringify(query.arguments)}`) : "",
       ` · ${judge.set.tool}`
     );
     const loaded = judge.loaded[query.id];
@@ -1791,14 +1792,19 @@
     renderGone(query.id, loaded);
   }
 
-  function renderUnjudgedCount(queryId) {
+  /** "k of N unjudged" among the judged ids of the query's results. */
+  function unjudgedText(queryId) {
     const loaded = judge.loaded[queryId];
-    if (!loaded) return;
+    if (!loaded) return "";
     const grades = judge.grades[queryId] || {};
     const unjudged = loaded.order.filter((id) => !(id in grades)).length;
+    return `${unjudged} of ${loaded.order.length} unjudged${unjudged || !loaded.order.length ? "" : ": every result is graded"}`;
+  }
+
+  function renderUnjudgedCount(queryId) {
     const box = $("#judge-unjudged");
-    box.textContent = `${unjudged} of ${loaded.order.length} unjudged${unjudged || !loaded.order.length ? "" : ": every result is graded"}`;
-    box.classList.toggle("done", !unjudged);
+    box.textContent = unjudgedText(queryId);
+    box.classList.toggle("done", box.textContent.startsWith("0 of"));
   }
 
   /** The judged ids of this query that the tool no longer returns, with their grades (editable). */
@@ -1839,7 +1845,10 @@
     markChanged();
     refreshGrade(queryId, judgedId);
     updateQueryCounts(queryId);
-    announce(grade === undefined ? `Grade of ${judgedId} cleared.` : `${judgedId}: grade ${grade}, ${GRADE_LONG[grade]}.`);
+    const shown = $$("#judge-results .judge-result").find((item) => item.dataset.judged === judgedId);
+    const name = shown ? $(".result-title", shown).textContent : judgedId;
+    const count = judge.selected === queryId ? ` ${unjudgedText(queryId)}.` : "";
+    announce(`${name}: ${grade === undefined ? "grade cleared" : `grade ${grade}, ${GRADE_LONG[grade]}`}.${count}`);
   }
 
   /* -- focus and keys */
@@ -1979,7 +1988,7 @@
     window.addEventListener("beforeunload", (event) => {
       if (!judgeDirty()) return;
       event.preventDefault();
-      event.returnValue = ""; // older browsers ask only when this is set
+      event.returnValue = "unsaved"; // some browsers ask only when this is a non-empty string (never shown)
     });
     tabHooks.judge = {
       show: () => {

@@ -1,0 +1,40 @@
+"""Which judged id a result counts as (`haygate.ingest.judged`): the most specific of its ancestors a query
+judged: itself, its section, its record."""
+
+from haystack import Document
+
+from haygate.ingest.judged import CorpusIds, ancestors, counted_as, graded_id
+
+CHUNK = "file:guide.md#Install/From source#chunk2"
+SECTION, RECORD = "file:guide.md#Install/From source", "file:guide.md"
+
+
+def test_a_chunk_has_its_section_and_its_record_as_ancestors() -> None:
+    assert ancestors(CHUNK, RECORD) == [CHUNK, SECTION, RECORD]
+    assert ancestors(SECTION, RECORD) == [SECTION, RECORD]  # a section left whole is its own section
+    assert ancestors(RECORD, RECORD) == [RECORD]  # a record indexed whole
+
+
+def test_a_result_counts_as_the_most_specific_ancestor_its_query_judged() -> None:
+    chain = ancestors(CHUNK, RECORD)
+    assert counted_as(chain, {RECORD: 2}) == RECORD  # the file was judged: any of its sections finds it
+    assert counted_as(chain, {SECTION: 3, RECORD: 1}) == SECTION
+    assert counted_as(chain, {"file:other.md": 2}) == CHUNK  # judged nothing it is part of: itself, a miss
+
+
+def test_a_judge_grades_by_record_or_section() -> None:
+    assert graded_id(CHUNK, RECORD, "record") == RECORD
+    assert graded_id(CHUNK, RECORD, "section") == SECTION
+    assert graded_id(CHUNK, None, "record") == SECTION  # no record known: the section
+
+
+def test_an_unknown_judged_id_gets_the_closest_real_ones() -> None:
+    corpus = CorpusIds.of_documents(
+        [
+            Document(id=f"{SECTION}#chunk0", content="a", meta={"record_id": RECORD}),
+            Document(id="file:faq.md#FAQ", content="b", meta={"record_id": "file:faq.md"}),
+        ]
+    )
+    assert corpus.names(RECORD) and corpus.names(SECTION) and corpus.names(f"{SECTION}#chunk0")
+    assert corpus.unknown([RECORD, "file:guides.md", SECTION]) == {"file:guides.md": [RECORD, "file:faq.md", SECTION]}
+    assert corpus.examples() == {"record": "file:faq.md", "section": "file:faq.md#FAQ"}
