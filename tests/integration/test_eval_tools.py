@@ -68,8 +68,11 @@ def test_a_judged_id_the_corpus_lacks_stops_the_evaluation(
     with (broken / "qrels" / "test.tsv").open("a") as qrels:
         qrels.write("t1\t1.0/filters.md#Filters/XOR#9\t1\n")
     assert main(["eval", "--judged", str(broken), "--no-progress", "--out", str(tmp_path / "o")]) != 0
-    error = capsys.readouterr().err
-    assert "1 judged ids are not records of 'docs'" in error and "Filters/XOR" in error
+    error = json.loads(capsys.readouterr().err.strip().splitlines()[-1])["error"]
+    assert "1 judged id(s) name no record or section of 'docs'" in error["message"]
+    assert error["details"]["unknown"] == ["1.0/filters.md#Filters/XOR#9"]
+    assert "closest: '1.0/filters.md#Filters/NOT#" in error["message"], error["message"]
+    assert not (data_dir / "eval").exists()  # refused before anything was indexed
 
 
 def test_judged_set_specs_are_checked_before_anything_runs(tmp_path: Path) -> None:

@@ -54,7 +54,7 @@ RUN_BY = {
     '{\n  "mcpServers"': "test_the_stdio_configuration",
     "haygate init my-docs": "test_your_own_project_and_component",
     "# components/prefer_version.py": "test_your_own_project_and_component",
-    "haygate init handbook-eval": "test_your_docs_described_judged_and_evaluated",
+    "haygate init team-handbook": "test_your_docs_described_judged_and_evaluated",
     "haygate eval --judged evaluation/handbook": "test_your_docs_described_judged_and_evaluated",
     "haygate init handbook": "test_your_own_markdown",
     "# save_pipeline.py": OWN_PIPELINE,
@@ -393,11 +393,11 @@ def test_your_docs_described_judged_and_evaluated(tmp_path: Path) -> None:
         **{k: v for k, v in os.environ.items() if not k.startswith("HAYGATE_") or k == "HAYGATE_MODEL_CACHE_DIR"},
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
     }
-    script = block("haygate init handbook-eval").text.replace("/path/to/handbook", str(handbook))
+    script = block("haygate init team-handbook").text.replace("/path/to/handbook", str(handbook))
     done = subprocess.run(["bash", "-ec", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=WAIT)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     assert f"docs: {len(files)} records read, {len(files)} new or changed" in done.stderr, done.stderr[-2000:]
-    home = tmp_path / "handbook-eval"
+    home = tmp_path / "team-handbook"
     declaration = yaml.safe_load((home / "configs" / "tools" / "search_docs.yaml").read_text())
     assert declaration["parameters"]["source"]["examples"] == ["handbook"]  # the folder's name: its source
     queries = declaration["parameters"]["query"]["examples"]
