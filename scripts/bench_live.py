@@ -132,7 +132,10 @@ async def http_startup(checkout: Path, data_dir: Path, log: Path) -> dict[str, f
                         called = time.perf_counter() - launched
                         # Once the server says it is ready, a new query costs what the one after it does?
                         async with httpx.AsyncClient() as http:
-                            while (await http.get(f"http://127.0.0.1:{port}/health")).json()["status"] not in ("ready", "degraded"):
+                            while (await http.get(f"http://127.0.0.1:{port}/health")).json()["status"] not in (
+                                "ready",
+                                "degraded",
+                            ):
                                 await anyio.sleep(0.05)
                         started = time.perf_counter()
                         await client.call_tool("search_docs", {"query": "chunking long documents with overlap"})
