@@ -80,17 +80,23 @@ class DenseDocumentEmbedder(DenseEmbedding):
         meta = [str(document.meta[k]) for k in self.meta_fields_to_embed if document.meta.get(k) is not None]
         return self.embedding_separator.join([*meta, document.content or ""])
 
+    def _embed_once(self, texts: list[str]) -> list[list[float]]:
+        """Each distinct text embedded once (repeated boilerplate, a chunk written twice): the model is the cost."""
+        distinct = list(dict.fromkeys(texts))
+        vectors = dict(zip(distinct, self._embed_texts(distinct).tolist(), strict=True))
+        return [list(vectors[text]) for text in texts]
+
     @component.output_types(documents=list[Document])
     def run(self, documents: list[Document]) -> dict[str, list[Document]]:
         if not isinstance(documents, list) or any(not isinstance(d, Document) for d in documents):
             raise TypeError("DenseDocumentEmbedder embeds a list of Documents; use DenseTextEmbedder for a string")
         if not documents:
             return {"documents": []}
-        vectors = self._embed_texts([self.text_to_embed(d) for d in documents]).tolist()
+        vectors = self._embed_once([self.text_to_embed(d) for d in documents])
         if self.passages is None:
             return {"documents": [replace(d, embedding=v) for d, v in zip(documents, vectors, strict=True)]}
         windows = [word_windows(d.content or "", self.passages["words"], self.passages["stride"]) for d in documents]
-        flat = self._embed_texts([w for group in windows for w in group]).tolist() if any(windows) else []
+        flat = self._embed_once([w for group in windows for w in group]) if any(windows) else []
         embedded, start = [], 0
         for document, vector, group in zip(documents, vectors, windows, strict=True):
             meta = {**document.meta, PASSAGE_EMBEDDINGS: flat[start : start + len(group)]}

@@ -1,4 +1,5 @@
-"""`Highlighter`: adds a snippet of each document's text around its matches, matched words in **bold**."""
+"""`Highlighter`: adds a snippet of each document's text around its matches, each matched word marked
+`<mark>word</mark>` (`haygate.text.snippets`): the text's own bold stays its own."""
 
 import dataclasses
 from typing import Any
@@ -40,8 +41,14 @@ class Highlighter:
         return default_from_dict(cls, data)
 
     @component.output_types(documents=list[Document])
-    def run(self, documents: list[Document], terms: list[str]) -> dict[str, Any]:
-        wanted = self._tokenizer.token_ids(" ".join(terms))
+    def run(
+        self, documents: list[Document], terms: list[str] | None = None, query: str | None = None
+    ) -> dict[str, Any]:
+        """
+        :param terms: the words that matched (a full-text query's scoring words).
+        :param query: or the query itself: its words, as the BM25 side tokenizes them, are the terms.
+        """
+        wanted = self._tokenizer.token_ids(" ".join([*(terms or []), query or ""]))
         out = []
         for document in documents:
             text = document_text(document, self.field)

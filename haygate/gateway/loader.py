@@ -172,7 +172,8 @@ class Loader:
             raise ConfigurationError(msg, {"file": str(indexing.path)})
         schema_text = (self.settings.collections_dir / f"{name}.yaml").read_text()
         fingerprint = _digest([schema_text, indexing.fingerprint])
-        return Collection(schema, self.store(name), indexing.pipeline, indexing.inputs["documents"][0], fingerprint)
+        entry = indexing.inputs["documents"][0]
+        return Collection(schema, self.store(name), indexing.pipeline, entry, fingerprint, indexing.schedule)
 
     # -- pipelines -------------------------------------------------------------------------------
 
@@ -197,7 +198,7 @@ class Loader:
         entry = str(((raw.pop("inputs", None) or {}).get("documents")) or "")
         raw.pop("outputs", None)
         component, _, socket = entry.partition(".")
-        if component not in raw["components"] or not socket:
+        if component not in raw["components"] or not socket:  # checked here: the cut may drop the entry
             msg = f"{path}: an indexing pipeline declares one input `documents` (inputs: {{documents: c.s}})"
             raise ConfigurationError(msg, {"file": str(path)})
         edges = [(str(c.get("sender", "")), str(c.get("receiver", ""))) for c in raw.get("connections") or []]
@@ -218,7 +219,8 @@ class Loader:
             c for c in raw.get("connections") or [] if str(c.get("receiver", "")).split(".")[0] not in dropped
         ]
         pipeline, _ = self._built(path, raw) if component not in dropped else (None, "")
-        return IndexingPreview(pipeline, (component, socket), frontier)
+        schedule = Schedule.of(pipeline) if pipeline is not None else None
+        return IndexingPreview(pipeline, (component, socket), frontier, schedule)
 
     def _built(self, path: Path, raw: dict[str, Any]) -> tuple[Pipeline, str]:
         """A pipeline from its parsed YAML (without its interface), and its fingerprint."""
@@ -322,6 +324,7 @@ class IndexingPreview:
     pipeline: Pipeline | None  # None: the documents go straight into an embedder or writer
     entry: Socket
     frontier: tuple[Socket, ...]  # the outputs that fed what was cut
+    schedule: Schedule | None = None  # how it runs when loop-free (no copy of every input)
 
     def run(self, documents: list[Document]) -> list[Document]:
         """The documents an ingest of `documents` would embed and write, each id once."""
@@ -329,7 +332,8 @@ class IndexingPreview:
             return list({document.id: document for document in documents}.values())
         component, socket = self.entry
         senders = {sender for sender, _ in self.frontier}
-        results = self.pipeline.run({component: {socket: documents}}, include_outputs_from=senders)
+        runner = self.schedule or self.pipeline
+        results = runner.run({component: {socket: documents}}, include_outputs_from=senders)
         produced = [d for sender, output in self.frontier for d in (results.get(sender) or {}).get(output) or []]
         return list({document.id: document for document in produced}.values())
 

@@ -391,6 +391,8 @@ class Gateway:
             if runtime.pipeline is None:
                 continue
             for parameter, spec in runtime.declaration.parameters.items():
+                if spec.enum is not None or spec.item_enum is not None:
+                    continue  # its values are the declaration's own (the tool may take other spellings of them)
                 for value in spec.examples:
                     held = filter_value_held(runtime.pipeline, parameter, value)
                     if held is None or held[0]:

@@ -37,6 +37,14 @@ WORDS_EMBEDDED = 200  # what the warning says the embedder reads (256 word piece
 LONG_RECORDS_NAMED = 3  # a warning about more long records names the longest ones and counts the rest
 
 
+class Runner(Protocol):
+    """Runs a pipeline as `Pipeline.run(data, include_outputs_from=...)` does: haygate's fixed schedule of a
+    loop-free pipeline (`haygate.gateway.executor.Schedule`), which copies a value only for a second consumer
+    and so does not deep-copy every embedding of every batch, as Haystack's planner does."""
+
+    def run(self, data: dict[str, dict[str, Any]], include_outputs_from: set[str]) -> dict[str, Any]: ...
+
+
 @dataclass
 class Collection:
     """Everything ingest needs about one collection, built by the loader from settings."""
@@ -46,6 +54,7 @@ class Collection:
     indexing: Pipeline
     entry: tuple[str, str]  # the (component, socket) mapped Documents enter through
     fingerprint: str  # of the indexing configuration: schema, pipeline and the files it reads
+    runner: Runner | None = None  # how the indexing pipeline runs; None: Haystack's `Pipeline.run`
 
     @property
     def name(self) -> str:
@@ -105,7 +114,7 @@ def ingest_records(
     if superseded is None and isinstance(records, list):
         superseded = superseded_records(collection, records)
     report = IngestReport(collection.name)
-    plan = IndexingPlan.of(collection.indexing, collection.entry)
+    plan = IndexingPlan.of(collection.indexing, collection.entry, collection.runner)
     long: list[tuple[str, int]] = []  # (record id, words) of long records written as one document
     warm = False
     for batch in _batches(enumerate(records), lambda: pacer.size if pacer else batch_records):
@@ -154,9 +163,10 @@ class IndexingPlan:
     written: tuple[tuple[str, str], ...]  # the (component, output socket) pairs that feed a writer
     entry_writes: bool  # the mapped Documents go straight into a writer
     truncates_long_records: bool  # a dense embedder embeds only the start of each document, and nothing splits
+    runner: Runner | None = None
 
     @classmethod
-    def of(cls, pipeline: Pipeline, entry: tuple[str, str]) -> "IndexingPlan":
+    def of(cls, pipeline: Pipeline, entry: tuple[str, str], runner: Runner | None = None) -> "IndexingPlan":
         written = tuple(
             (sender, edge["from_socket"].name)
             for sender, receiver, edge in pipeline.graph.edges(data=True)
@@ -166,13 +176,14 @@ class IndexingPlan:
         splits = any(_is_splitter(instance) for instance in components)
         truncating = any(_truncates(instance) for instance in components)
         entry_writes = _is_writer(pipeline.get_component(entry[0]))
-        return cls(entry, written, entry_writes, truncating and not splits)
+        return cls(entry, written, entry_writes, truncating and not splits, runner)
 
     def run(self, pipeline: Pipeline, documents: list[Document]) -> list[Document]:
         """Run the pipeline on `documents`; the documents its writers were given, each id once."""
         component, socket = self.entry
         senders = {sender for sender, _ in self.written}
-        results = pipeline.run({component: {socket: documents}}, include_outputs_from=senders)
+        runner = self.runner or pipeline
+        results = runner.run({component: {socket: documents}}, include_outputs_from=senders)
         given = list(documents) if self.entry_writes else []
         for sender, output in self.written:
             given += (results.get(sender) or {}).get(output) or []

@@ -1,7 +1,12 @@
-"""Snippets: a window of a text around its best matches, with the matched words in **bold**."""
+"""Snippets: a window of a text around its best matches, each matched word marked `<mark>word</mark>`.
+
+A hit is marked as HTML marks it, not as Markdown's bold: the source's own emphasis (`**Default:**`) stays
+what it is, so a reader, an agent or the console tells a match from the text's own bold.
+"""
 
 Span = tuple[int, int]
-MARKERS = 4  # the two `**` around one match
+OPEN, CLOSE = "<mark>", "</mark>"
+MARKERS = len(OPEN) + len(CLOSE)  # around one match
 
 
 def snippet(text: str, spans: list[Span], max_chars: int) -> str:
@@ -21,7 +26,7 @@ def _render(text: str, spans: list[Span], start: int, end: int) -> str:
     parts, cursor = [], start
     for s, e in spans:
         if s >= start and e <= end:
-            parts += [text[cursor:s], f"**{text[s:e]}**"]
+            parts += [text[cursor:s], f"{OPEN}{text[s:e]}{CLOSE}"]
             cursor = e
     parts.append(text[cursor:end])
     body = " ".join("".join(parts).split())

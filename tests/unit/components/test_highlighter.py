@@ -19,11 +19,11 @@ class TestHighlighter:
         )
         snippet = highlighter.snippet(text, highlighter.token_ids("index"))
         assert len(snippet) <= 80
-        assert "**indexes**" in snippet and "**indexing**" in snippet
+        assert "<mark>indexes</mark>" in snippet and "<mark>indexing</mark>" in snippet
         assert snippet.startswith("…") and snippet.endswith("…")
 
     def test_run_adds_a_snippet_without_touching_inputs(self) -> None:
         document = Document(id="x", content="The café opens", meta={"a": 1}, score=2.0)
         [out] = Highlighter().run([document], terms=["cafe"])["documents"]
-        assert out.meta == {"a": 1, "snippet": "The **café** opens"} and out.score == 2.0
+        assert out.meta == {"a": 1, "snippet": "The <mark>café</mark> opens"} and out.score == 2.0
         assert document.meta == {"a": 1}

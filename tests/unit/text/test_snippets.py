@@ -14,7 +14,7 @@ def spans_of(text: str, word: str) -> list[tuple[int, int]]:
 def test_the_window_with_most_matches_is_kept_and_marked() -> None:
     text = "lead words here. " * 10 + "index and index again. " + "tail words. " * 10
     result = snippet(text, spans_of(text, "index"), max_chars=60)
-    assert len(result) <= 60 and result.count("**index**") == 2
+    assert len(result) <= 60 and result.count("<mark>index</mark>") == 2
     assert result.startswith("…") and result.endswith("…")
 
 

@@ -291,14 +291,16 @@
   const rowTitle = (row) => asText(firstPresent(row, TITLE_KEYS)) || "(untitled)";
   const rowKey = (row) => asText(firstPresent(row, ROW_ID_KEYS)) || rowTitle(row);
 
-  /** Appends text to node, turning **x**, <b>x</b>, <strong>x</strong> and <mark>x</mark> into <mark>;
-   *  everything else stays plain text nodes, so the server's markup can never inject HTML. */
+  /** Appends text to node: <mark>x</mark> (a match of the query, as the server marks it) becomes a <mark>;
+   *  the source's own emphasis, **x**, <b>x</b> and <strong>x</strong>, stays emphasis (<strong>), never a hit.
+   *  Everything else stays plain text nodes, so the server's markup can never inject HTML. */
   function appendHighlighted(node, text) {
-    const pattern = /\*\*([\s\S]+?)\*\*|<(b|strong|mark)>([\s\S]*?)<\/\2>/gi;
+    const pattern = /<mark>([\s\S]*?)<\/mark>|\*\*([\s\S]+?)\*\*|<(b|strong)>([\s\S]*?)<\/\3>/gi;
     let last = 0;
     for (const match of text.matchAll(pattern)) {
       if (match.index > last) node.append(text.slice(last, match.index));
-      node.append(el("mark", {}, match[1] !== undefined ? match[1] : match[3]));
+      if (match[1] !== undefined) node.append(el("mark", {}, match[1]));
+      else node.append(el("strong", {}, match[2] !== undefined ? match[2] : match[4]));
       last = match.index + match[0].length;
     }
     if (last < text.length) node.append(text.slice(last));
