@@ -713,6 +713,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "Indexing": (
         "heading_sections",
         "section_metadata",
+        "section_chunks",
         "chunk_ids",
         "prefix_terms",
         "dense_document_embedder",

@@ -196,9 +196,10 @@ def _is_writer(instance: object) -> bool:
 
 def _is_splitter(instance: object) -> bool:
     """Haystack's DocumentSplitter, RecursiveDocumentSplitter, MarkdownHeaderSplitter, ..., DocumentPreprocessor
-    (a cleaner and a splitter), and chunkers. One not named so is caught by what it writes (`_long_and_whole`)."""
+    (a cleaner and a splitter), chunkers, and haygate's SectionChunks. One not named so is caught by what it
+    writes (`_long_and_whole`)."""
     kind = type(instance).__name__
-    return kind.endswith(("Splitter", "Chunker")) or kind == "DocumentPreprocessor"
+    return kind.endswith(("Splitter", "Chunker", "Chunks")) or kind == "DocumentPreprocessor"
 
 
 def _truncates(instance: object) -> bool:
@@ -225,8 +226,9 @@ def long_records_warning(long: list[tuple[str, int]], indexing_pipeline: str) ->
     named, and the setting that would split them."""
     advice = (
         f"add a splitter to pipelines/{indexing_pipeline} before its embedder "
-        "(e.g. haystack.components.preprocessors.document_splitter.DocumentSplitter, split_by: word, then "
-        "haygate.components.chunk_ids.ChunkIds, as in pipelines/indexing/docs.yaml; for Markdown sections, "
+        "(e.g. haygate.components.section_chunks.SectionChunks, as in pipelines/indexing/docs.yaml, or "
+        "haystack.components.preprocessors.document_splitter.DocumentSplitter, split_by: word, then "
+        "haygate.components.chunk_ids.ChunkIds; for Markdown sections, "
         "haygate.components.heading_sections.HeadingSections)"
     )
     if len(long) == 1:

@@ -97,6 +97,19 @@ class TestOnnxExport:
         for text, row in zip(texts[::7], vectors[::7], strict=True):  # each text's own vector, in its own place
             assert float(np.dot(backend._run([text])[0], row)) >= PARITY_MIN_COSINE  # type: ignore[attr-defined]
 
+    def test_texts_the_tokenizer_makes_one_sequence_of_run_once(self, exported: Path) -> None:
+        """An uncased model reads "Python" and "python" alike: one run, the same vector for both (and a
+        repeated text likewise)."""
+        backend = load_backend(DEFAULT_MODEL, "onnx", exported.parent)
+        rows: list[int] = []
+        infer = backend._infer  # type: ignore[attr-defined]
+        backend._infer = lambda ids, mask: rows.append(len(ids)) or infer(ids, mask)  # type: ignore[attr-defined]
+        texts = ["Python developer", "python developer", "PYTHON  developer", "Java developer", "Python developer"]
+        vectors = backend.embed(texts)
+        assert sum(rows) == 2  # two sequences
+        assert np.array_equal(vectors[0], vectors[1]) and np.array_equal(vectors[0], vectors[4])
+        assert float(np.dot(vectors[0], vectors[3])) < 0.99
+
     def test_an_unknown_runtime_is_a_configuration_error(self) -> None:
         with pytest.raises(ConfigurationError, match="unknown embedding backend 'tensorflow'"):
             load_backend(DEFAULT_MODEL, "tensorflow")

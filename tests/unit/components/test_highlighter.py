@@ -27,3 +27,9 @@ class TestHighlighter:
         [out] = Highlighter().run([document], terms=["cafe"])["documents"]
         assert out.meta == {"a": 1, "snippet": "The <mark>café</mark> opens"} and out.score == 2.0
         assert document.meta == {"a": 1}
+
+    def test_a_query_marks_its_words_and_the_text_s_own_bold_stays_bold(self) -> None:
+        text = "**Default:** the cache is verified. Caching tarballs saves downloads."
+        [out] = Highlighter(max_chars=200).run([Document(content=text)], query="verify caches")["documents"]
+        marked = "the <mark>cache</mark> is <mark>verified</mark>. <mark>Caching</mark> tarballs saves downloads."
+        assert out.meta["snippet"] == f"**Default:** {marked}"

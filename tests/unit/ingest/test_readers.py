@@ -49,3 +49,17 @@ def test_unreadable_inputs_are_records_with_errors(tmp_path: Path) -> None:
     assert [r.error for r in read_records(tmp_path / "missing.jsonl")] == ["file not found"]
     (tmp_path / "x.pdf").write_bytes(b"%PDF")
     assert "unsupported file type '.pdf'" in (next(read_records(tmp_path / "x.pdf")).error or "")
+
+
+def test_a_folder_is_read_whole_each_markdown_file_named_by_its_path_inside_it(tmp_path: Path) -> None:
+    docs = tmp_path / "handbook"
+    for name in ("README.md", "guides/README.md", "guides/install.md", ".drafts/secret.md", "notes.txt"):
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text(f"# {name}\n\nText of {name}.\n")
+    records = list(read_records(docs))
+    assert [r.data["_id"] for r in records if r.data] == [
+        "file:README.md",
+        "file:guides/README.md",  # two README.md, two records
+        "file:guides/install.md",
+    ]  # hidden folders and unread suffixes left out
+    assert {r.data["source"] for r in records if r.data} == {"handbook"} and count_records(docs) == 3
