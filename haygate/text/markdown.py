@@ -81,7 +81,10 @@ def _tidy(block: Block) -> str:
     text = _REFERENCE_DEFINITION.sub("", text)
     text = _REFERENCE_LINK.sub(r"\1", text)
     if block.kind == "table":
-        rows = [_table_row(line) for line in text.splitlines() if line.strip()]
+        lines = [line for line in text.splitlines() if line.strip()]
+        if len(lines) >= 2 and not _table_row(lines[0]):  # a header of empty cells: its rows stand alone
+            lines = lines[2:]
+        rows = [_table_row(line) for line in lines]
         return "\n".join(row for row in rows if row)
     return "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())
 
@@ -154,7 +157,8 @@ def pieces(text: str, budget: int, count: Callable[[str], int]) -> list[str]:
             units.append(body)
         elif block.kind == "table":
             header = _tidy(Block("table", block.header))
-            units += _packed([_table_row(r) for r in body.splitlines()[2:]], budget - count(header) - 1, count, header)
+            rows = body.splitlines()[2:] if header else body.splitlines()
+            units += _packed([_table_row(r) for r in rows], budget - count(header) - 1, count, header)
         elif block.kind == "code":
             lines = body.splitlines()
             opening, closing = lines[0], lines[-1] if len(lines) > 1 and _FENCE.match(lines[-1]) else ""

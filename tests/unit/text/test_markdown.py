@@ -106,3 +106,10 @@ def test_prose_is_cut_between_sentences_and_nothing_is_repeated_or_lost() -> Non
     joined = " ".join(" ".join(cut).split())
     assert joined == " ".join(f"{text} {code}".split())  # every word once, in order
     assert code in cut[-1]  # code is never glued into a paragraph's sentence
+
+
+def test_a_table_whose_header_is_empty_keeps_its_rows_alone() -> None:
+    from haygate.text.markdown import clean
+
+    key_value = "|  |  |\n| --- | --- |\n| **Inputs** | `query` |\n| **Outputs** | `documents` |"
+    assert clean(key_value) == "| **Inputs** | `query` |\n| **Outputs** | `documents` |"
