@@ -8,9 +8,9 @@ included, and nothing is repeated between windows (a window ends where a block o
 model reads each piece of text once.
 
 How long a window is, is a retrieval choice: BM25 scores all of it, the dense vector what the model reads
-(256 word pieces for all-MiniLM-L6-v2). On the npm docs' judged set (section level, 67 questions) windows of
-256, 384 and 512 pieces gave nDCG@10 0.674, 0.695 and 0.650 (the benchmarks page), so the docs pipeline
-sets 384.
+(256 word pieces for all-MiniLM-L6-v2). The docs pipeline sets 320, measured on two judged sets at the section
+level (the benchmarks page): windows of 320 pieces held the haystack-docs set where it was and raised the npm
+docs' set, where 256 fell behind on both and 384 and 512 each lost one.
 
 Ids are `ChunkIds`' (the section's id when it stays whole, `<id>#chunkN` otherwise, with `chunk_index` and
 `chunk_count`), so a judged section, or a record, is found by any of its pieces.
