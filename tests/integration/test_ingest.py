@@ -88,7 +88,7 @@ def test_markdown_is_split_at_headings_and_csv_rows_are_records(cli_settings: Se
         assert (
             part.meta["version"] == "2.0" and part.meta["source_name"] == "mine" and part.meta["title"] == "Page > Part"
         )
-        assert part.content == "More text.\n```bash\n# no heading\n```" and part.meta["content_type"] == "mixed"
+        assert part.content == "More text.\n\n```bash\n# no heading\n```" and part.meta["content_type"] == "mixed"
         assert part.meta["record_id"] == "mine:page.md"  # a file is one record: editing it replaces its sections
 
 

@@ -149,10 +149,10 @@ async def test_and_requires_every_keyword_or_any(gateway: Gateway) -> None:
 
 async def test_excerpts_highlight_stemmed_forms_within_300_chars(gateway: Gateway) -> None:
     data = await ok(gateway, "memory_fulltext_search", keywords="index", limit=50)
-    bold = {m.lower() for r in data["results"] for m in re.findall(r"\*\*([^*]+)\*\*", r["excerpt"])}
-    assert {"indexing", "indexes", "indexed"} & bold and "index" in bold
+    marked = {m.lower() for r in data["results"] for m in re.findall(r"<mark>([^<]+)</mark>", r["excerpt"])}
+    assert {"indexing", "indexes", "indexed"} & marked and "index" in marked
     assert all(len(r["excerpt"]) <= 300 for r in data["results"])
-    assert all("**" in r["excerpt"] for r in data["results"])
+    assert all("<mark>" in r["excerpt"] for r in data["results"])
 
 
 @pytest.mark.parametrize("tool", TOOLS)

@@ -339,7 +339,7 @@ def test_your_own_project_and_component(tmp_path: Path) -> None:
     pipeline = yaml.safe_load(pipeline_file.read_text())
     change = yaml.safe_load(block("# pipelines/tools/search_docs.yaml\ncomponents:").text)
     pipeline["components"].update(change["components"])
-    replaced = {"sender": "fetcher.documents", "receiver": "formatter.documents"}
+    replaced = {"sender": "fetcher.documents", "receiver": "highlighter.documents"}
     assert replaced in pipeline["connections"]
     pipeline["connections"] = [c for c in pipeline["connections"] if c != replaced] + change["connections"]
     pipeline_file.write_text(yaml.safe_dump(pipeline, sort_keys=False))
