@@ -110,10 +110,11 @@ def test_the_tool_table(env: dict[str, str], figures: list[dict[str, Any]]) -> N
     for row in table("| tool | judged set |"):
         if "(`dev`)" in row["tool"]:
             continue  # tuned on, and not what the README's commands evaluate (they score `test`)
-        tool = re.search(r"`(\w+)`", row["tool"]).group(1)  # type: ignore[union-attr]
-        report = json.loads((OUT / tool / "report.json").read_text())
+        # "`search_docs`", or "`search_docs` on `npm_docs`" for a tool's second judged set
+        judged_set = re.findall(r"`(\w+)`", row["tool"].split(", ")[0])[-1]
+        report = json.loads((OUT / judged_set / "report.json").read_text())
         reproduced = report["variants"][0]["metrics"]["ndcg@10"]
-        hold(figures, f"tool {tool} ndcg@10", first_number(row["now"]), reproduced, TOLERANCE)
+        hold(figures, f"tool {judged_set} ndcg@10", first_number(row["now"]), reproduced, TOLERANCE)
     check(figures, "tool ")
 
 
