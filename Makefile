@@ -11,7 +11,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # A tool the tests need that cannot be installed: a note where tests may skip, a failure with CI set.
 FAIL_IN_CI := case "$${CI:-}" in ""|0|false) true ;; *) echo "CI is set: every test must run" >&2; exit 1 ;; esac
 
-.PHONY: install browser conformance run serve-stdio test test-fast eval lint bench docs docs-serve clean
+.PHONY: install browser conformance apps-host run serve-stdio test test-fast eval lint bench docs docs-serve clean
 
 # scripts/install.py: uv, with pip's settings, installs in ~10 s what pip takes ~2 min for (pip where uv fails).
 $(STAMP): pyproject.toml scripts/install.py
@@ -46,18 +46,28 @@ $(CONFORMANCE)/.installed: tests/contract/package.json tests/contract/package-lo
 	@if command -v npm >/dev/null && npm ci --prefix $(CONFORMANCE) --no-audit --no-fund --loglevel=error; \
 	  then touch $@; else echo "could not install the MCP conformance suite: its test will skip"; $(FAIL_IN_CI); fi
 
+# An MCP Apps host for the results view's browser test: ext-apps' AppBridge, the MCP TypeScript SDK and esbuild,
+# from npm (pinned by tests/apps_host/'s lock file), bundled when the test starts; where npm is missing or cannot
+# install, that test skips and says why (with CI set, this fails, and so would the test).
+APPS_HOST := $(VENV)/apps-host
+apps-host: $(APPS_HOST)/.installed
+$(APPS_HOST)/.installed: tests/apps_host/package.json tests/apps_host/package-lock.json
+	@mkdir -p $(APPS_HOST) && cp tests/apps_host/package.json tests/apps_host/package-lock.json $(APPS_HOST)/
+	@if command -v npm >/dev/null && npm ci --prefix $(APPS_HOST) --no-audit --no-fund --loglevel=error; \
+	  then touch $@; else echo "could not install the MCP Apps host: its test will skip"; $(FAIL_IN_CI); fi
+
 # Three profiles, each with a time budget the suite enforces (tests/budgets.py): `test` (CI) at most 10 min
 # counted from here, the install included, on one worker per core (pytest-xdist; a file's tests stay on one
 # worker, so a module's server starts once); `test-fast` at most 60 s of pytest; `eval` the full-scale
 # reproductions of the documented figures (about an hour, cold).
 test: export HAYGATE_TEST_STARTED := $(shell date +%s.%N)
-test: install browser conformance
+test: install browser conformance apps-host
 	$(BIN)/python -m pytest --profile full -n auto --dist loadfile
 
 test-fast: install
 	$(BIN)/python -m pytest --profile fast -n auto --dist loadfile
 
-eval: install conformance
+eval: install conformance apps-host
 	$(BIN)/python -m pytest --profile eval
 
 lint: install

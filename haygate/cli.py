@@ -1,5 +1,5 @@
-"""`haygate` command line: init, serve, ingest, delete, extract, optimize, repair, validate, call, stats, eval
-and tune.
+"""`haygate` command line: init, serve, ingest, delete, extract, optimize, repair, validate, examples, skill,
+call, stats, eval and tune.
 
 The top layer: it builds `Settings` from the environment once and hands them to what it runs. It imports
 what a command needs when the command runs: `--help` loads nothing, a command that a running server takes
@@ -216,6 +216,14 @@ def build_parser() -> argparse.ArgumentParser:
     examples.add_argument("tool", nargs="?", help="one tool (default: every search tool)")
     examples.add_argument("--yes", action="store_true", help="write the changes without asking")
     examples.set_defaults(handler="cmd_examples")
+
+    skill = commands.add_parser(
+        parents=[home],
+        name="skill",
+        help="print the project's skill for agents (SKILL.md: its tools, filter values, example calls, paging)",
+    )
+    skill.add_argument("--out", type=Path, default=None, help="write SKILL.md and tools/<tool>.md into this folder")
+    skill.set_defaults(handler="cmd_skill")
 
     call = commands.add_parser(
         parents=[home], name="call", help="run one tool in-process and print its structured result"

@@ -135,6 +135,35 @@ def cmd_examples(args: argparse.Namespace, settings: Settings) -> int:
     return apply_examples(proposals, args.yes)
 
 
+def cmd_skill(args: argparse.Namespace, settings: Settings) -> int:
+    """The skill a server of this project serves (`skill://<name>/SKILL.md`), made here: its example calls run
+    on the ingested data (with nothing ingested, it says what the declarations say)."""
+    from haygate.gateway.catalog import load_catalog
+    from haygate.gateway.instructions import outline, skill_name
+    from haygate.gateway.skill import build_skill
+
+    name = skill_name(settings.home.resolve().name, settings.skill_name)
+    if not settings.qdrant_url and not has_data(settings.data_dir):
+        print("nothing is ingested yet: the skill says what the declarations say", file=sys.stderr)
+        listing = load_catalog(settings).served
+        skill = build_skill(outline(name, settings.pipelines_dir, settings.collections_dir, listing), listing, None)
+    else:
+        with Loader(settings) as loader:
+            gateway = Gateway.load(loader, strict=False)
+            for runtime in gateway.tools.values():
+                if runtime.pipeline is not None:
+                    runtime.pipeline.pipeline.warm_up()
+            served = {n: runtime.declaration for n, runtime in gateway.tools.items()}
+            project = outline(name, settings.pipelines_dir, settings.collections_dir, served)
+            skill = build_skill(project, served, gateway.tools)
+    if args.out is None:
+        print(skill.main, end="")
+        return EXIT_OK
+    skill.write(args.out)
+    print(f"wrote {', '.join(sorted(skill.files))} into {args.out}", file=sys.stderr)
+    return EXIT_OK
+
+
 def has_data(data_dir: Path) -> bool:
     """Anything ingested: a collection's folder beside the model cache and the server's files."""
     return data_dir.is_dir() and any(path.is_dir() and not path.name.startswith(".") for path in data_dir.iterdir())

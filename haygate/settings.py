@@ -111,6 +111,11 @@ class Settings(BaseSettings):
         "(needs the `otel` extra); unset, no span leaves the process.",
     )
     service_name: str = Field(default="haygate", description="The service name traces carry.")
+    skill_name: str | None = Field(
+        default=None,
+        description="The name of the project's skill (skill://<name>/SKILL.md) and of the project in the server's "
+        "instructions (default: the project folder's name, in lower case with hyphens).",
+    )
 
     @property
     def models_dir(self) -> Path:

@@ -24,9 +24,10 @@ CHROMIUM_FLAGS = [
 
 
 @contextmanager
-def browser_page(base_url: str) -> Iterator[Any]:
+def browser_page(base_url: str, *also: str) -> Iterator[Any]:
     """A 1280x900 page; skips where no Chromium is installed (fails, under CI). A request to anything but
-    `base_url` (or a blob the page made from it, or a data: URL) fails the test when the page closes."""
+    `base_url` (or the test's other servers in `also`, a blob the page made, or a data: URL) fails the test
+    when the page closes."""
     require(
         CHROMIUM.exists(),
         f"Chromium at {CHROMIUM}",
@@ -34,7 +35,7 @@ def browser_page(base_url: str) -> Iterator[Any]:
     )
     from playwright.sync_api import sync_playwright
 
-    local = (base_url, f"blob:{base_url}/", "data:")
+    local = (base_url, *also, f"blob:{base_url}/", "data:")
     outside: list[str] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, headless=True)

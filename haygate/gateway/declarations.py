@@ -121,6 +121,13 @@ class ToolDeclaration(BaseModel):
         pattern=r"^[a-z][a-z0-9_]{2,47}$",
         description="The tool's name, as MCP clients and `POST /api/tools/{name}` see it.",
     )
+    title: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=100,
+        description="A short human-readable name a client shows for the tool (MCP's tool `title`), e.g. "
+        '"Search the documentation"; default: none (clients show the name).',
+    )
     description: str = Field(
         min_length=20, description="What the tool does and when to use it, as the calling model reads it."
     )

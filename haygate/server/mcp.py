@@ -29,7 +29,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from haygate import __version__
 from haygate.errors import NotFoundError, envelope
 from haygate.gateway.declarations import ToolDeclaration
+from haygate.server.apps import install_result_views
 from haygate.server.service import GatewayService
+from haygate.server.skills import serve_guidance
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +57,7 @@ class DeclaredTool(Tool):
 def to_mcp_tool(service: GatewayService, declaration: ToolDeclaration) -> DeclaredTool:
     return DeclaredTool(
         name=declaration.name,
+        title=declaration.title,
         description=declaration.description,
         parameters=declaration.input_schema(),
         output_schema=declaration.result_schema,
@@ -175,5 +178,7 @@ def build_mcp(service: GatewayService) -> FastMCP:
     mcp.add_middleware(StartAfterListing(service))
     mcp.add_middleware(ErrorEnvelopeMiddleware(service))
     mcp.add_provider(DeclaredTools(service))
+    install_result_views(mcp, service)  # MCP Apps: a results view for each tool that returns ranked records
     service.on_tools_changed(announcer.tools_changed)
+    serve_guidance(mcp, service)  # instructions and the project's skill
     return mcp

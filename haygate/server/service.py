@@ -26,11 +26,13 @@ from haygate._env import torch_loaded
 from haygate.errors import ConfigurationError, HaygateError, InvalidRequestError, NotFoundError, UnavailableError
 from haygate.gateway.catalog import Catalog, load_catalog
 from haygate.gateway.declarations import ToolDeclaration
+from haygate.gateway.instructions import Outline, instructions, outline, skill_name
 from haygate.server.telemetry import UNKNOWN_TOOL, Telemetry
 from haygate.settings import Settings
 
 if TYPE_CHECKING:
     from haygate.gateway.runtime import Gateway
+    from haygate.gateway.skill import Skill
 
 logger = logging.getLogger(__name__)
 
@@ -399,6 +401,39 @@ class GatewayService:
                 name: {"file": str(tools[name].declaration.source_file), "proposed": propose(tools[name])}
                 for name in names
             }
+        finally:
+            generation.leave()
+
+    # -- what an agent is told -------------------------------------------------------------------
+
+    @property
+    def skill_name(self) -> str:
+        """The project's name as its skill and instructions give it (`HAYGATE_SKILL_NAME`, else the folder's)."""
+        return skill_name(self.settings.home.resolve().name, self.settings.skill_name)
+
+    def outline(self, listing: dict[str, ToolDeclaration]) -> Outline:
+        """What the project's YAML says of these tools: its name, their collections and what those hold."""
+        return outline(self.skill_name, self.settings.pipelines_dir, self.settings.collections_dir, listing)
+
+    def instructions(self) -> str:
+        """The MCP instructions for the tools served now: from the YAML alone, so a starting server has them."""
+        listing = self.listing()
+        return instructions(self.outline(listing), listing)
+
+    def skill(self) -> "Skill":
+        """The project's skill for the tools served now, drawn from their data (its example calls run on the
+        serving generation); while the tools load, from the declarations alone."""
+        from haygate.gateway.skill import build_skill
+
+        generation = self._generation
+        if generation is None:
+            listing = self.listing()
+            return build_skill(self.outline(listing), listing, None)
+        generation.enter()
+        try:
+            tools = generation.gateway.tools
+            listing = {name: runtime.declaration for name, runtime in tools.items()}
+            return build_skill(self.outline(listing), listing, tools)
         finally:
             generation.leave()
 

@@ -80,6 +80,7 @@ RUN_BY = {
     ".venv/bin/haygate eval --judged evaluation/search_docs \\": "test_the_tool_evaluation_commands",
     ".venv/bin/python scripts/floor_study.py": "test_the_floor_study_commands",
     "export HAYGATE_QDRANT_URL": "test_pointing_at_a_qdrant_server",
+    "haygate skill": "tests/integration/test_skills.py::test_the_skill_command_prints_and_writes_the_skill",
 }
 
 

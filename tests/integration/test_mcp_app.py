@@ -1,0 +1,258 @@
+"""MCP Apps: the tools that return ranked records point an Apps host at their results view, against
+`haygate serve --http` on the samples. Through the official `mcp` SDK client (the negotiation, the view
+resource, the view's own tool), and in a real host in headless Chromium: ext-apps' own `AppBridge` and the MCP
+TypeScript SDK's client, behind a sandbox proxy on another origin, as ext-apps' `examples/basic-host` is built.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+import uvicorn
+from fastmcp.apps.config import UI_EXTENSION_ID, UI_MIME_TYPE
+from mcp.client import Client, advertise
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import Route
+
+from haygate.server.apps import OPEN_RECORD, view_uri
+from tests.browser import browser_page, screenshot
+from tests.cache import copy_tree
+from tests.conftest import PROJECT, free_port
+from tests.installed import require
+from tests.integration.test_readme import stop, wait_until_ready
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+HOST_FILES = PROJECT / "tests" / "apps_host"
+APPS_HOST = PROJECT / ".venv" / "apps-host" / "node_modules"
+INSTALL_IT = "`make test` installs it with npm, from tests/apps_host/'s lock file"
+RANKED = {"search_docs", "search", "search_by_skills", "memory_search", "memory_fulltext_search"}
+APPS = advertise(UI_EXTENSION_ID, {"mimeTypes": [UI_MIME_TYPE]})
+QUERY = {"query": "bearer token", "max_results": 4}
+
+
+@pytest.fixture(scope="module")
+def host_port() -> int:
+    """The host page's port, known before haygate starts: its origin is one haygate must allow."""
+    return free_port()
+
+
+@pytest.fixture(scope="module")
+def host_site(tmp_path_factory: pytest.TempPathFactory, host_port: int) -> Iterator[str]:
+    """The host page (tests/apps_host/host.js bundled with esbuild now) and its sandbox proxy, served on one
+    port: the page at 127.0.0.1, the proxy at localhost, so they are two origins, as the extension requires."""
+    esbuild = APPS_HOST / ".bin" / "esbuild"
+    require(esbuild.exists(), f"ext-apps, the MCP TypeScript SDK and esbuild at {APPS_HOST}", INSTALL_IT)
+    built = tmp_path_factory.mktemp("apps-host") / "host.bundle.js"
+    command = [str(esbuild), str(HOST_FILES / "host.js"), "--bundle", "--format=esm", "--platform=browser"]
+    done = subprocess.run(
+        [*command, f"--outfile={built}", "--log-level=warning"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "NODE_PATH": str(APPS_HOST)},
+    )
+    assert done.returncode == 0, done.stderr
+
+    async def page(request: Request) -> Response:
+        return FileResponse(HOST_FILES / "host.html")
+
+    async def bundle(request: Request) -> Response:
+        return FileResponse(built, media_type="text/javascript")
+
+    async def sandbox(request: Request) -> Response:
+        csp = json.loads(request.query_params.get("csp") or "{}")
+        return FileResponse(HOST_FILES / "sandbox.html", headers={"Content-Security-Policy": sandbox_policy(csp)})
+
+    async def sandbox_script(request: Request) -> Response:
+        return FileResponse(HOST_FILES / "sandbox.js", media_type="text/javascript")
+
+    routes = [
+        Route("/", page),
+        Route("/host.bundle.js", bundle),
+        Route("/sandbox.html", sandbox),
+        Route("/sandbox.js", sandbox_script),
+    ]
+    server = uvicorn.Server(
+        uvicorn.Config(Starlette(routes=routes), host="127.0.0.1", port=host_port, log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        assert thread.is_alive(), "the host page's server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{host_port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def sandbox_policy(csp: dict[str, list[str]]) -> str:
+    """The policy a host builds from a view's declared `_meta.ui.csp`, as the extension's specification
+    constructs it: only what is declared, beyond the document's own origin."""
+    resources = " ".join(csp.get("resourceDomains") or [])
+    return "; ".join(
+        [
+            "default-src 'none'",
+            f"script-src 'self' 'unsafe-inline' {resources}".strip(),
+            f"style-src 'self' 'unsafe-inline' {resources}".strip(),
+            f"connect-src 'self' {' '.join(csp.get('connectDomains') or [])}".strip(),
+            f"img-src 'self' data: {resources}".strip(),
+            f"font-src 'self' {resources}".strip(),
+            f"media-src 'self' data: {resources}".strip(),
+            f"frame-src {' '.join(csp.get('frameDomains') or []) or chr(39) + 'none' + chr(39)}",
+            "object-src 'none'",
+            f"base-uri {' '.join(csp.get('baseUriDomains') or []) or chr(39) + 'self' + chr(39)}",
+        ]
+    )
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, ingested_samples: Path, host_port: int) -> Iterator[str]:
+    """`haygate serve --http` on a copy of the samples. The host page's origin is allowed (its requests are
+    cross-origin, with CORS), as a web host's must be."""
+    root = tmp_path_factory.mktemp("mcp-app")
+    copy_tree(ingested_samples, root / "data")
+    port = free_port()
+    env = {
+        **os.environ,
+        "HAYGATE_HOME": str(PROJECT),
+        "HAYGATE_DATA_DIR": str(root / "data"),
+        "HAYGATE_WATCH": "false",
+        "HAYGATE_ALLOWED_ORIGINS": f"http://127.0.0.1:{host_port}",
+    }
+    log = root / "serve.log"
+    with log.open("wb") as sink:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "haygate.cli", "serve", "--http", "--port", str(port)],
+            env=env,
+            stdout=sink,
+            stderr=sink,
+            start_new_session=True,
+        )
+    try:
+        wait_until_ready(f"http://127.0.0.1:{port}", server, log)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(server)
+
+
+def ui(tool: Any) -> dict[str, Any] | None:
+    return (tool.meta or {}).get("ui")
+
+
+async def test_an_apps_host_is_shown_a_view_on_each_ranked_tool_and_the_views_own_tool(served: str) -> None:
+    async with Client(f"{served}/mcp", extensions=[APPS]) as client:
+        capabilities = client.session.server_capabilities
+        assert capabilities is not None and UI_EXTENSION_ID in (capabilities.extensions or {})
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        views = {resource.uri for resource in (await client.list_resources()).resources}
+    with_view = {name for name, tool in tools.items() if ui(tool) and "resourceUri" in ui(tool)}  # type: ignore[operator]
+    assert with_view == RANKED
+    for name in RANKED:
+        assert ui(tools[name]) == {"resourceUri": view_uri(name)}
+    assert ui(tools[OPEN_RECORD]) == {"visibility": ["app"]}
+    assert {view_uri(name) for name in RANKED} <= views
+
+
+async def test_a_client_without_apps_lists_what_it_always_did_and_every_result_is_the_same(served: str) -> None:
+    async with Client(f"{served}/mcp", extensions=[APPS]) as apps, Client(f"{served}/mcp") as plain:
+        listed = (await plain.list_tools()).tools
+        resources = (await plain.list_resources()).resources
+        answers = [await client.call_tool("search_docs", QUERY) for client in (apps, plain)]
+    assert OPEN_RECORD not in {tool.name for tool in listed}
+    assert all(ui(tool) is None for tool in listed)
+    assert not [r for r in resources if r.uri.startswith("ui://")]
+    with_apps, without = answers
+    assert with_apps.structured_content == without.structured_content
+    assert [c.text for c in with_apps.content] == [c.text for c in without.content]  # type: ignore[union-attr]
+
+
+async def test_the_view_is_one_html_document_that_loads_nothing_from_anywhere(served: str) -> None:
+    async with Client(f"{served}/mcp", extensions=[APPS]) as client:
+        read = await client.read_resource(view_uri("search_docs"))
+    [content] = read.contents
+    assert content.mime_type == UI_MIME_TYPE
+    assert content.meta is not None
+    assert content.meta["ui"]["csp"] == {
+        "connectDomains": [],
+        "resourceDomains": [],
+        "frameDomains": [],
+        "baseUriDomains": [],
+    }
+    html = content.text  # type: ignore[union-attr]
+    assert html.startswith("<!DOCTYPE html>")
+    assert "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'sha256-" in html
+    assert "connect-src 'none'" in html and " src=" not in html and " href=" not in html
+
+
+async def test_open_record_returns_the_whole_record_behind_a_result(served: str) -> None:
+    async with Client(f"{served}/mcp", extensions=[APPS]) as client:
+        found = (await client.call_tool("search_docs", QUERY)).structured_content
+        result = found["results"][0]  # type: ignore[index]
+        opened = await client.call_tool(OPEN_RECORD, {"tool": "search_docs", "arguments": QUERY, "id": result["id"]})
+        gone = await client.call_tool(OPEN_RECORD, {"tool": "search_docs", "arguments": QUERY, "id": "nowhere"})
+        unranked = await client.call_tool(OPEN_RECORD, {"tool": "get_decisions", "arguments": {}, "id": "x"})
+        malformed = await client.call_tool(OPEN_RECORD, {"tool": "search_docs", "arguments": "bearer", "id": "x"})
+    record = opened.structured_content
+    assert opened.is_error is False and record is not None
+    assert record["collection"] == "docs" and record["matched"] == result["id"]
+    documents = record["documents"]
+    assert len(documents) > 1 and result["id"] in {d["id"] for d in documents}
+    assert {d["record_id"] for d in documents} == {record["record_id"]}
+    assert all("embedding" not in d["meta"] for d in documents)
+    errors = [json.loads(answer.content[0].text)["error"] for answer in (gone, unranked, malformed)]  # type: ignore[union-attr]
+    assert [error["code"] for error in errors] == ["NOT_FOUND", "NOT_FOUND", "VALIDATION_ERROR"]
+    assert "search again" in errors[0]["message"] and "search_docs" in errors[1]["message"]
+
+
+@pytest.mark.budget(40, "Chromium, a host bundle of ext-apps and the MCP SDK, five tool calls through it")
+def test_a_real_host_shows_the_results_filters_them_and_opens_a_record(host_site: str, served: str) -> None:
+    from playwright.sync_api import expect
+
+    sandbox = host_site.replace("127.0.0.1", "localhost")
+    address = f"{host_site}/?server={quote(served + '/mcp')}&sandbox={quote(sandbox + '/sandbox.html')}"
+    with browser_page(host_site, sandbox, served) as page:
+        page.goto(address)
+        listed = {tool["name"]: tool["ui"] for tool in page.evaluate("haygateHost.ready")}
+        assert listed["search_docs"] == {"resourceUri": view_uri("search_docs")}
+        page.evaluate("([name, args]) => haygateHost.show(name, args)", ["search_docs", QUERY])
+        view = page.frame_locator("#app").frame_locator("iframe")
+        results = view.locator(".result")
+        expect(results).to_have_count(4)
+        expect(results.first.locator(".title")).to_contain_text("Bearer")
+        expect(results.first.locator("mark").first).to_have_text(re.compile("bearer|token", re.IGNORECASE))
+        expect(results.first.locator(".where .path")).not_to_be_empty()
+        expect(results.first.locator(".provenance-line")).to_contain_text("dense #")
+        expect(view.locator("select[name=content_type]")).to_be_visible()
+        before = results.evaluate_all("rows => rows.map(row => row.dataset.id)")
+        screenshot(page, "mcp-app-results")
+
+        view.locator("select[name=content_type]").select_option("code")
+        view.get_by_role("button", name="Search again").click()
+        expect(results.first).not_to_have_attribute("data-id", before[0])
+        after = results.evaluate_all("rows => rows.map(row => row.dataset.id)")
+        assert after and after != before
+
+        results.first.get_by_role("button", name="open").click()
+        expect(view.locator(".record")).to_be_visible()
+        expect(view.locator(".record .document.matched")).to_have_count(1)
+        expect(view.locator(".record .document.matched")).to_have_attribute("data-id", after[0])
+        screenshot(page, "mcp-app-record")
+
+        sent = page.evaluate("viewMessages")
+    methods = [message.get("method") for message in sent]
+    assert methods[:2] == ["ui/initialize", "ui/notifications/initialized"]
+    assert "ui/notifications/size-changed" in methods
+    calls = [m["params"] for m in sent if m.get("method") == "tools/call"]
+    assert calls[0] == {"name": "search_docs", "arguments": {**QUERY, "content_type": "code"}}
+    assert calls[1]["name"] == OPEN_RECORD and calls[1]["arguments"]["id"] == after[0]
