@@ -369,7 +369,7 @@ def build_http_app(service: GatewayService, token: str | None = None, host: str 
     """Streamable HTTP MCP at /mcp plus REST, behind the trust boundary (`boundary`: Host, Origin, JSON
     bodies) and optionally a bearer token. Writes need the token whenever one is set, and are refused outright
     on a non-loopback bind without one."""
-    mcp_app = build_mcp(service).http_app(path="/mcp")
+    mcp_app = build_mcp(service).http_app(path="/mcp", json_response=True)
     for status, handler in ERROR_HANDLERS.items():
         mcp_app.add_exception_handler(status, handler)
     writes_allowed = bool(token) or host in LOOPBACK

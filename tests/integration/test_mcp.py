@@ -135,3 +135,28 @@ async def test_missing_collection_answers_with_ingest_hint(loader: Loader) -> No
         result = await client.call_tool("search_docs", {"query": "anything"})
     assert result.structured_content["results"] == []
     assert "haygate ingest docs" in result.structured_content["metadata"]["message"]
+
+
+async def test_declared_and_fastmcp_tools_are_both_called(gateway: Gateway) -> None:
+    """Declared tools go straight to the service; a tool registered with FastMCP itself still answers."""
+    mcp = mcp_for(gateway)
+
+    @mcp.tool
+    def ping(word: str) -> str:
+        return f"pong {word}"
+
+    async with Client(mcp) as client:
+        declared = await client.call_tool("search_docs", {"query": "pipeline", "max_results": 2})
+        registered = await client.call_tool("ping", {"word": "hi"})
+    assert len(declared.structured_content["results"]) == 2
+    assert registered.data == "pong hi"
+
+
+async def test_header_checks_read_the_declared_schema(gateway: Gateway) -> None:
+    """2026-07-28 `Mcp-Param-*` header checks ask for a tool's input schema by name: the one `tools/list` gives."""
+    mcp = mcp_for(gateway)
+    async with Client(mcp) as client:
+        listed = {t.name: t.input_schema for t in await client.list_tools()}
+    lookup = mcp._mcp_server.get_tool_input_schema
+    assert lookup("search_docs") == listed["search_docs"]
+    assert lookup("no_such_tool") is None
