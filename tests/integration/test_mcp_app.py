@@ -242,6 +242,15 @@ def test_a_real_host_shows_the_results_filters_them_and_opens_a_record(host_site
         expect(results.first).not_to_have_attribute("data-id", before[0])
         after = results.evaluate_all("rows => rows.map(row => row.dataset.id)")
         assert after and after != before
+        fields = [" ".join(text.split()) for text in results.locator(".fields").all_text_contents()]
+        assert len(fields) == len(after) and all("content_type code" in f for f in fields), fields  # the filter held
+        lines = results.locator(".provenance-line").all_text_contents()
+        missing = view.locator(".bar.missing .bar-fill").evaluate_all(
+            "fills => fills.map(fill => fill.getBoundingClientRect().width)"
+        )
+        assert len(missing) == sum(line.count("dense —") + line.count("BM25 —") for line in lines), lines
+        assert all(width == 0 for width in missing), missing  # a retriever that did not find a row: no bar
+        screenshot(page, "mcp-app-filtered")
 
         results.first.get_by_role("button", name="open").click()
         expect(view.locator(".record")).to_be_visible()

@@ -223,7 +223,7 @@
   /** A bar per retriever, longer for a better rank; "—" where it did not find the row. */
   function rankBar(label, source, rank, scale) {
     const fill = el("span", { className: "bar-fill" });
-    if (rank != null) fill.style.width = `${Math.max(6, 100 * (1 - (rank - 1) / scale))}%`;
+    fill.style.width = rank != null ? `${Math.max(6, 100 * (1 - (rank - 1) / scale))}%` : "0"; // none: no bar
     return el(
       "div",
       { className: `bar${rank != null ? "" : " missing"}`, dataset: { source }, title: rank != null ? `${label} rank ${rank}` : `${label} did not find this row` },
