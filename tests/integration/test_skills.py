@@ -63,7 +63,8 @@ async def test_the_skill_and_one_file_per_tool_are_listed_and_read(server: FastM
     assert {f"skill://{NAME}/SKILL.md", *(f"skill://{NAME}/tools/{tool}.md" for tool in gateway.tools)} <= listed
     front = yaml.safe_load(main_file.split("---\n")[1])
     assert front["name"] == NAME and "search_docs" in front["description"]
-    assert tool_file.startswith("# search_docs\n") and "## Parameters" in tool_file
+    title = gateway.tools["search_docs"].declaration.title
+    assert tool_file.startswith(f"# {title}\n\nTool name: `search_docs`.") and "## Parameters" in tool_file
 
 
 async def test_the_skill_names_every_tool_and_the_filter_values_the_data_holds(
