@@ -1,4 +1,4 @@
-"""Process-wide defaults that keep haygate offline, and a Haystack import that does not load torch.
+"""Process-wide defaults that keep haygate offline and quiet, and a Haystack import that does not load torch.
 
 Imported before Haystack, sentence-transformers, FastMCP or ranx, because they read these variables at import
 time. `setdefault` lets a user who does have network access opt back in.
@@ -12,7 +12,7 @@ import os
 
 from haygate.compat import defer_torch, torch_loaded
 
-__all__ = ["OFFLINE_DEFAULTS", "torch_loaded"]
+__all__ = ["OFFLINE_DEFAULTS", "QUIET_DEFAULTS", "torch_loaded"]
 
 OFFLINE_DEFAULTS = {
     "HF_HUB_OFFLINE": "1",
@@ -25,7 +25,17 @@ OFFLINE_DEFAULTS = {
     "NUMBA_DISABLE_JIT": "1",
 }
 
-for _name, _value in OFFLINE_DEFAULTS.items():
+# Quiet unless asked: no third-party progress bar ("Batches: 100%|...", a model's weights loading) or advisory
+# line reaches a terminal or a log. haygate's own bars pass `disable` themselves (shown on a terminal, or with
+# --progress), which these defaults leave alone.
+QUIET_DEFAULTS = {
+    "TQDM_DISABLE": "1",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "TRANSFORMERS_VERBOSITY": "error",
+    "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+}
+
+for _name, _value in {**OFFLINE_DEFAULTS, **QUIET_DEFAULTS}.items():
     os.environ.setdefault(_name, _value)
 
 

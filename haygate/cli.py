@@ -34,6 +34,8 @@ WARM_UP_GRACE = 1.0  # seconds the model loading waits for a client's handshake 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if hasattr(args, "no_progress"):  # haygate's own progress bars: on a terminal, or when asked
+        args.progress = args.progress or (not args.no_progress and sys.stderr.isatty())
     if args.handler == "cmd_init":
         return cmd_init(args)
     from haygate.home import environment
@@ -130,8 +132,26 @@ def positive(text: str) -> int:
     return value
 
 
+ABOUT = """haygate serves Haystack pipelines declared in YAML as typed MCP tools, and the same tools as REST
+endpoints, for AI agents; it ingests your files into the collections they search, and evaluates the tools on
+judged sets. A project is a folder with configs/ and pipelines/ (`haygate init` writes one)."""
+FIRST_STEPS = """Start here: haygate init my-docs && cd my-docs && haygate ingest docs ./my-markdown && haygate serve.
+`haygate COMMAND --help` says what a command does; the documentation's Command line page has every option."""
+
+
+def _described(help_text: str) -> str:
+    """A command's one-line help as the opening sentence of its own --help."""
+    return help_text[0].upper() + help_text[1:] + "."
+
+
+def progress_flags(command: argparse.ArgumentParser) -> None:
+    shown = command.add_mutually_exclusive_group()
+    shown.add_argument("--progress", action="store_true", help="progress bars even when stderr is not a terminal")
+    shown.add_argument("--no-progress", action="store_true", help="no progress bars (default when not on a terminal)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="haygate", description=__doc__)
+    parser = argparse.ArgumentParser(prog="haygate", description=ABOUT, epilog=FIRST_STEPS)
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging (to stderr)")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
     home = argparse.ArgumentParser(add_help=False)
@@ -153,7 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
     init.set_defaults(handler="cmd_init", home=None)
 
     serve = commands.add_parser(
-        parents=[home], name="serve", help="serve MCP over stdio, or over HTTP with REST (--http)"
+        parents=[home],
+        name="serve",
+        help="serve the project's tools to agents: MCP over stdio, or MCP and REST over HTTP (--http)",
     )
     serve.add_argument("--http", action="store_true", help="streamable HTTP at /mcp plus REST")
     serve.add_argument("--host", default=None, help="bind address (default 127.0.0.1)")
@@ -167,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("collection", nargs="?", help="collection name (configs/collections/NAME.yaml)")
     ingest.add_argument("files", nargs="*", type=Path, help="files to ingest")
     ingest.add_argument("--samples", action="store_true", help="ingest the bundled sample collections")
-    ingest.add_argument("--no-progress", action="store_true", help="no progress bar")
+    progress_flags(ingest)
     ingest.add_argument(
         "--wait", action="store_true", help="build the indexes (HNSW) before returning, not later in `haygate serve`"
     )
@@ -226,7 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
     skill.set_defaults(handler="cmd_skill")
 
     call = commands.add_parser(
-        parents=[home], name="call", help="run one tool in-process and print its structured result"
+        parents=[home],
+        name="call",
+        help="run one tool once and print its result as JSON (through the running server, if one holds the data)",
     )
     call.add_argument("tool", help="the tool's name, as `tools/list` gives it")
     call.add_argument("--json", dest="arguments", default="{}", help="arguments as a JSON object")
@@ -265,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--metric", action="append", default=[], help="extra ranx metric, e.g. precision@5")
     evaluate.add_argument("--out", type=Path, default=Path("eval-out"), help="report folder (default: eval-out)")
     evaluate.add_argument("--limit", type=positive, metavar="N", help=LIMIT_HELP)
-    evaluate.add_argument("--no-progress", action="store_true", help="no progress bars (logs and CI)")
+    progress_flags(evaluate)
     evaluate.set_defaults(handler="cmd_eval")
 
     tune = commands.add_parser(
@@ -279,8 +303,12 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--objective", default="ndcg@10", help="the ranx metric the best point maximises")
     tune.add_argument("--out", type=Path, default=Path("eval-out/tune"), help="report folder (default: eval-out/tune)")
     tune.add_argument("--limit", type=positive, metavar="N", help=LIMIT_HELP)
-    tune.add_argument("--no-progress", action="store_true", help="no progress bars (logs and CI)")
+    progress_flags(tune)
     tune.set_defaults(handler="cmd_tune")
+    for choice in commands._choices_actions:  # each command's own --help opens with what it does
+        command = commands.choices[choice.dest]
+        command.description = command.description or _described(choice.help or "")
+        command.epilog = FIRST_STEPS.splitlines()[1]
     return parser
 
 

@@ -43,9 +43,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     failed = False
     with Loader(settings) as loader:
         for collection, files in jobs.items():
-            report = ingest_files(
-                loader.collection(collection), files, progress=not args.no_progress, optimize=args.wait
-            )
+            report = ingest_files(loader.collection(collection), files, progress=args.progress, optimize=args.wait)
             if report.written and not args.wait:
                 print(
                     f"{collection}: written and searchable; `haygate serve` builds its index in the background "
@@ -200,9 +198,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     if args.judged is not None:
         judged = load_judged_set(args.judged, args.split, args.corpus, args.limit, args.collection)
         dataset = judged.dataset
-        results, comparisons = evaluate_tool(
-            settings, judged, args.pipeline, args.metric, progress=not args.no_progress
-        )
+        results, comparisons = evaluate_tool(settings, judged, args.pipeline, args.metric, progress=args.progress)
     else:
         if not args.pipeline or args.corpus is not None or args.collection is not None:
             msg = (
@@ -212,7 +208,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
             raise InvalidRequestError(msg)
         dataset = load_dataset(args.dataset, args.split, args.limit)
         results, comparisons = evaluate_variants(
-            settings, dataset, args.pipeline, [*DEFAULT_METRICS, *args.metric], progress=not args.no_progress
+            settings, dataset, args.pipeline, [*DEFAULT_METRICS, *args.metric], progress=args.progress
         )
     write_report(args.out, dataset, results, comparisons)
     print((args.out / "report.md").read_text())
@@ -234,7 +230,7 @@ def cmd_tune(args: argparse.Namespace, settings: Settings) -> int:
         args.out,
         objective=args.objective,
         validate=validate,
-        progress=not args.no_progress,
+        progress=args.progress,
     )
     print((args.out / "tune.md").read_text())
     print(f"best pipeline: {summary['best']['pipeline']}", file=sys.stderr)

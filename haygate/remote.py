@@ -59,7 +59,7 @@ def ingest(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
         return EXIT_CONFIG
     failed = False
     for collection, files in jobs.items():
-        report = ingest_through(client, collection, files, progress=not args.no_progress)
+        report = ingest_through(client, collection, files, progress=args.progress)
         print_report(report)
         failed = failed or bool(report.errors)
     return EXIT_FAILED if failed else EXIT_OK

@@ -290,6 +290,8 @@ class Loader:
                 replaced[name] = {STORE_PARAMETER: CollectionAsQdrantStore(store, reference) if embedded else store}
         if cls.__module__.startswith(HAYSTACK_COMPONENTS) and isinstance(params.get("model"), str):
             params["model"] = resolve_model(params["model"])
+        if _accepts(cls, "progress_bar"):  # a component's own bars ("Batches: 100%|...") would only fill a log
+            params["progress_bar"] = False
         for parameter in _path_parameters(cls):
             value = params.get(parameter)
             if isinstance(value, str):

@@ -137,9 +137,12 @@ def test_a_server_leaves_out_a_tool_that_would_answer_500_and_says_so_in_health(
 
 
 @pytest.mark.budget(60, "torch and sentence-transformers load for the user's own embedder")
-def test_a_hybrid_haystack_pipeline_fuses_dense_and_bm25_over_the_collection(tmp_path: Path, samples_dir: Path) -> None:
+def test_a_hybrid_haystack_pipeline_fuses_dense_and_bm25_over_the_collection(
+    tmp_path: Path, samples_dir: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     """qdrant-haystack's hybrid retriever over the collection's dense and BM25 vectors (haygate's BM25 query
-    embedder makes the sparse side): one `text` input feeds both embedders, as Haystack would run it."""
+    embedder makes the sparse side): one `text` input feeds both embedders, as Haystack would run it. The
+    saved pipeline asks for the embedder's progress bar (`progress_bar: true`): served, it draws none."""
     from haystack import Pipeline
     from haystack_integrations.components.embedders.sentence_transformers import SentenceTransformersTextEmbedder
     from haystack_integrations.components.retrievers.qdrant import QdrantHybridRetriever
@@ -163,7 +166,11 @@ def test_a_hybrid_haystack_pipeline_fuses_dense_and_bm25_over_the_collection(tmp
     with Loader(make_settings(samples_dir, home=home)) as loader:
         gateway = Gateway.load(loader)
         gateway.warm_up()
+        capfd.readouterr()
         result = gateway.call("haystack_docs_search", {"text": "HAYGATE_TOKEN bearer token", "top_k": 3})
+    drawn = capfd.readouterr()
+    assert "progress_bar: true" in pipeline.dumps()
+    assert "%|" not in drawn.err + drawn.out, drawn.err[-500:]  # no "Batches: 100%|..." from the embedder
     ids = [r["id"] for r in result["results"]]
     assert len(ids) == 3 == len(set(ids)) and "Bearer tokens" in ids[0], ids
     assert all(r["score"] > 0 for r in result["results"])  # RRF scores, best first
