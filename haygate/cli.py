@@ -20,6 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, NoReturn
 
+from haygate import __version__
 from haygate.errors import ConfigurationError, HaygateError, OperatorError, StoreInUseError, envelope
 
 if TYPE_CHECKING:
@@ -153,6 +154,7 @@ def progress_flags(command: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="haygate", description=ABOUT, epilog=FIRST_STEPS)
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging (to stderr)")
+    parser.add_argument("--version", action="version", version=f"haygate {__version__}")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
     home = argparse.ArgumentParser(add_help=False)
     home.add_argument(
