@@ -35,7 +35,8 @@ def model_cache_dir() -> Path:
     root = cache_root()
     if root is None:
         return Path(tempfile.mkdtemp(prefix="haygate-test-models-"))
-    return root / f"models-{digest([PROJECT / 'haygate' / 'components' / 'embedding_backends.py'])}"
+    code = PROJECT / "haygate" / "components"
+    return root / f"models-{digest([code / 'embedding_backends.py', code / 'bert_onnx.py'])}"
 
 
 def digest(inputs: list[Path]) -> str:
