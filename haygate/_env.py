@@ -25,11 +25,11 @@ OFFLINE_DEFAULTS = {
     "NUMBA_DISABLE_JIT": "1",
 }
 
-# Quiet unless asked: no third-party progress bar ("Batches: 100%|...", a model's weights loading) or advisory
-# line reaches a terminal or a log. haygate's own bars pass `disable` themselves (shown on a terminal, or with
-# --progress), which these defaults leave alone.
+# Quiet unless asked: no bar of a model's files or weights loading (Hugging Face's and transformers' bars
+# both follow HF_HUB_DISABLE_PROGRESS_BARS) and no advisory line. A Haystack component's own bar ("Batches:
+# 100%|...") is turned off where the loader builds it (`progress_bar`); haygate's bars show on a terminal, or
+# with --progress. (TQDM_DISABLE would silence tqdm everywhere, haygate's own bars and their counts too.)
 QUIET_DEFAULTS = {
-    "TQDM_DISABLE": "1",
     "HF_HUB_DISABLE_PROGRESS_BARS": "1",
     "TRANSFORMERS_VERBOSITY": "error",
     "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",

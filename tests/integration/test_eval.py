@@ -46,7 +46,7 @@ def test_eval_compares_every_variant_with_the_first_and_reuses_the_index(
         "--metric",
         "precision@1",
     ]
-    assert main(argv) == 0
+    assert main([*argv, "--progress"]) == 0  # stderr is captured, no terminal: the bars are asked for
     bars = capsys.readouterr().err
     # The bars count documents indexed and queries run, with a rate and an ETA.
     assert re.search(r"index tiny_beir: 100%.*25/25 \[[0-9:]+<[0-9:]+, *[0-9.]+(doc/s|s/doc)\]", bars), bars
