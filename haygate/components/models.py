@@ -19,11 +19,17 @@ TORCH_MODULES = ("torch", "transformers", "sentence_transformers", "gt_all_minil
 TORCH_EXTRA = "install haygate's `torch` extra (`pip install 'haygate[torch]'`, or `uv tool install '.[torch]'`)"
 
 
+def of_torch_extra(dotted: str) -> bool:
+    """Whether a module path is one of the `torch` extra's: torch itself, or a Haystack integration that runs
+    sentence-transformers (`haystack_integrations.components.embedders.sentence_transformers...`)."""
+    return bool(set(dotted.split(".")) & set(TORCH_MODULES))
+
+
 def needs_torch_extra(error: BaseException) -> bool:
     """Whether an import failed for a module of the `torch` extra (anywhere in the error's chain)."""
     while error is not None:
-        if isinstance(error, ImportError) and set((error.name or "").split(".")) & set(TORCH_MODULES):
-            return True  # torch itself, or a module of sentence-transformers-haystack (`...sentence_transformers`)
+        if isinstance(error, ImportError) and of_torch_extra(error.name or ""):
+            return True
         if isinstance(error, ImportError) and any(f"'{module}'" in str(error) for module in TORCH_MODULES):
             return True  # Haystack's LazyImport names the module in its message
         error = error.__cause__ or error.__context__  # type: ignore[assignment]

@@ -37,7 +37,7 @@ from haystack.core.serialization import DeserializationCallbacks
 from haystack.utils import Secret
 
 from haygate import yamlfile
-from haygate.components.models import TORCH_EXTRA, needs_torch_extra, resolve_model
+from haygate.components.models import TORCH_EXTRA, needs_torch_extra, of_torch_extra, resolve_model
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.errors import ConfigurationError, HaygateError
@@ -411,7 +411,7 @@ def _allowed_class(path: Path, name: str, spec: Any) -> type:
         project = kind.startswith(PROJECT_COMPONENTS + ".")
         where = " (a project's own components live in its home's components/ package)" if project else ""
         msg = f"{path}: component '{name}': type '{kind}' does not exist{where}"
-        if needs_torch_extra(error):
+        if needs_torch_extra(error) or of_torch_extra(module):  # its integration is the extra's, not installed
             msg = f"{path}: component '{name}': '{kind}' needs torch and sentence-transformers: {TORCH_EXTRA}"
         raise ConfigurationError(msg, {"file": str(path), "component": name}) from error
     if not isinstance(cls, type):

@@ -242,7 +242,9 @@ def test_without_torch_validate_names_the_component_and_the_extra(tmp_path: Path
     import sys
 
     home = home_with_readme_tool(tmp_path)
-    blocked = "; ".join(f"sys.modules['{m}'] = None" for m in ("torch", "transformers", "sentence_transformers"))
+    # As where the extra is not installed: no torch, and no Haystack integration of embedders at all.
+    modules = ("torch", "transformers", "sentence_transformers", "haystack_integrations.components.embedders")
+    blocked = "; ".join(f"sys.modules['{m}'] = None" for m in modules)
     program = f"import sys; {blocked}; from haygate.cli import main; sys.exit(main(['validate']))"
     env = {**os.environ, "HAYGATE_HOME": str(home), "HAYGATE_DATA_DIR": str(tmp_path / "data")}
     done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=120)
