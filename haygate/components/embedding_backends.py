@@ -509,13 +509,14 @@ def onnx_export(source: Path, cache_dir: Path, name: str) -> Path:
             os.replace(work, target)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+        parity = manifest.get("parity_min_cosine")
+        checked = manifest["checked_by"] + (f", min cosine {parity:.6f}" if parity is not None else "")
         logger.info(
-            "exported %s to ONNX with %s in %.1f s (checked by %s, min cosine %s): %s",
+            "exported %s to ONNX with %s in %.1f s (checked by %s): %s",
             source.name,
             manifest["made_by"],
             time.perf_counter() - started,
-            manifest["checked_by"],
-            manifest.get("parity_min_cosine", "-"),
+            checked,
             target,
         )
     return target
