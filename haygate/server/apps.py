@@ -38,6 +38,9 @@ from haygate.gateway.declarations import ToolDeclaration
 from haygate.server.service import GatewayService
 
 VIEW_FILES = Path(__file__).with_name("apps")
+# The console's modules the view inlines before its own script: one reading of values and one highlighting of
+# excerpts for both pages.
+SHARED_MODULES = [Path(__file__).with_name("console") / "static" / name for name in ("format.js", "marks.js")]
 VIEW_PREFIX = "ui://haygate/results/"
 OPEN_RECORD = "open-record"  # a hyphen, which no declared tool name may hold: it never shadows a project's tool
 # Nothing from beyond the document itself: no fetches, no frames, no outside scripts, styles or images.
@@ -105,6 +108,26 @@ def _inline(text: str, closing: str) -> str:
     return text
 
 
+def _as_script(module: Path) -> str:
+    """A module of the console's as a part of the view's one inline script: the page loads nothing, so the module
+    imports nothing, and its `export`s become plain declarations."""
+    text = module.read_text(encoding="utf-8")
+    if re.search(r"^\s*import\b", text, re.MULTILINE):
+        msg = f"{module.name} imports another module: the view inlines it, so it can import nothing"
+        raise ValueError(msg)
+    declarations = re.sub(r"^export (?=(async )?function |const |class )", "", text, flags=re.MULTILINE)
+    if re.search(r"^\s*export\b", declarations, re.MULTILINE):
+        msg = f"{module.name} exports something other than a declaration, which the view's script cannot hold"
+        raise ValueError(msg)
+    return declarations
+
+
+def _view_script() -> str:
+    """The console's shared modules, then the view's own script, all in strict mode as modules are."""
+    parts = ['"use strict";', *map(_as_script, SHARED_MODULES), (VIEW_FILES / "results.js").read_text(encoding="utf-8")]
+    return _inline("\n".join(parts), "</script")
+
+
 def _digest(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
@@ -112,7 +135,7 @@ def _digest(text: str) -> str:
 def view_html(declaration: ToolDeclaration, ranked: RankedList) -> str:
     """The view for one tool: the page, its script and stylesheet inlined, and what it needs to know of the
     tool as JSON. Its policy runs only that script and that stylesheet (by their hashes)."""
-    script = _inline((VIEW_FILES / "results.js").read_text(encoding="utf-8"), "</script")
+    script = _view_script()
     style = _inline((VIEW_FILES / "results.css").read_text(encoding="utf-8"), "</style")
     config = {
         "tool": declaration.name,

@@ -5,8 +5,9 @@
  * `ui/notifications/tool-result`; the filters call the tool again with `tools/call` (the host forwards it to
  * the server), and "open" calls the app-only tool that returns the whole record.
  * Server data only reaches the page as text nodes: never through innerHTML.
+ * The page (haygate/server/apps.py) inlines the console's format.js and marks.js before this script, so the view
+ * reads values, formats numbers and highlights excerpts as the console does.
  */
-"use strict";
 
 (() => {
   const CONFIG = JSON.parse(document.getElementById("haygate-view").textContent);
@@ -85,36 +86,9 @@
     return node;
   }
 
-  const present = (value) => value !== undefined && value !== null && value !== "";
-  const firstPresent = (row, keys) => keys.map((key) => row[key]).find(present);
-  const asText = (value) => (!present(value) ? "" : typeof value === "object" ? JSON.stringify(value) : String(value));
-  const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
-
-  function fmtNumber(value, digits = 4) {
-    if (typeof value !== "number" || !Number.isFinite(value)) return "—";
-    return Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(digits)));
-  }
-
-  /** Appends text to node: <mark>x</mark> (the query's words, as the server marks them) becomes a <mark>; the
-   *  source's own emphasis (**x**, <b>x</b>, <strong>x</strong>) a <strong>; everything else stays text. */
-  function appendMarked(node, text) {
-    const pattern = /<mark>([\s\S]*?)<\/mark>|\*\*([\s\S]+?)\*\*|<(b|strong)>([\s\S]*?)<\/\3>/gi;
-    let last = 0;
-    for (const match of text.matchAll(pattern)) {
-      if (match.index > last) node.append(text.slice(last, match.index));
-      if (match[1] !== undefined) node.append(el("mark", {}, match[1]));
-      else node.append(el("strong", {}, match[2] !== undefined ? match[2] : match[4]));
-      last = match.index + match[0].length;
-    }
-    if (last < text.length) node.append(text.slice(last));
-    return node;
-  }
-
-  const clip = (text, limit) => (text.length > limit ? `${text.slice(0, limit)}…` : text);
-
   /** What a tool result carries: its structured content, else the JSON of its text. */
   function structured(result) {
-    if (isObject(result.structuredContent)) return result.structuredContent;
+    if (isPlainObject(result.structuredContent)) return result.structuredContent;
     const text = (result.content || []).map((block) => block.text || "").join("");
     try {
       return JSON.parse(text);
@@ -234,7 +208,7 @@
   }
 
   function provenance(scores, scale) {
-    if (!isObject(scores)) return null;
+    if (!isPlainObject(scores)) return null;
     return el(
       "div",
       { className: "provenance" },
@@ -269,7 +243,7 @@
       { className: "result", dataset: { id: asText(id) } },
       el("div", { className: "result-head" }, el("span", { className: "title" }, title), el("span", { className: "score", title: CONFIG.score_field }, fmtNumber(row[CONFIG.score_field])), open),
       where.length ? el("div", { className: "where" }, where.map((part, i) => el("span", { className: i ? "section" : "path" }, part))) : null,
-      excerpt ? appendMarked(el("p", { className: "excerpt" }), clip(excerpt, EXCERPT_LIMIT)) : null,
+      excerpt ? appendHighlighted(el("p", { className: "excerpt" }), clip(excerpt, EXCERPT_LIMIT)) : null,
       otherFields(row),
       provenance(row.scores, scale)
     );
@@ -279,18 +253,18 @@
     record.hidden = true;
     list.hidden = false;
     const data = structured(result);
-    if (result.isError || isObject(data.error)) {
+    if (result.isError || isPlainObject(data.error)) {
       state.rows = [];
       list.replaceChildren();
       header.querySelector(".count").textContent = "";
-      return showMessage(isObject(data.error) ? data.error.message : "the tool call failed");
+      return showMessage(isPlainObject(data.error) ? data.error.message : "the tool call failed");
     }
-    const rows = Array.isArray(data[CONFIG.list_key]) ? data[CONFIG.list_key].filter(isObject) : [];
+    const rows = Array.isArray(data[CONFIG.list_key]) ? data[CONFIG.list_key].filter(isPlainObject) : [];
     state.rows = rows;
-    const scale = Math.max(rows.length, ...rows.map((r) => (isObject(r.scores) ? Math.max(r.scores.dense_rank || 0, r.scores.sparse_rank || 0) : 0)), 1);
+    const scale = Math.max(rows.length, ...rows.map((r) => (isPlainObject(r.scores) ? Math.max(r.scores.dense_rank || 0, r.scores.sparse_rank || 0) : 0)), 1);
     list.replaceChildren(...rows.map((row) => resultItem(row, scale)));
     header.querySelector(".count").textContent = `${rows.length} result${rows.length === 1 ? "" : "s"}`;
-    const message = isObject(data.metadata) ? data.metadata.message : undefined;
+    const message = isPlainObject(data.metadata) ? data.metadata.message : undefined;
     showMessage(rows.length ? "" : asText(message) || "No results.");
   }
 
@@ -301,7 +275,7 @@
     try {
       const result = await bridge.request("tools/call", { name: CONFIG.open_tool, arguments: { tool: CONFIG.tool, arguments: state.arguments, id } });
       const data = structured(result);
-      if (result.isError || isObject(data.error)) return showMessage(isObject(data.error) ? data.error.message : "the record could not be opened");
+      if (result.isError || isPlainObject(data.error)) return showMessage(isPlainObject(data.error) ? data.error.message : "the record could not be opened");
       showMessage("");
       showRecord(data, title);
     } catch (error) {
@@ -312,7 +286,7 @@
   }
 
   function documentItem(doc, matched) {
-    const meta = isObject(doc.meta) ? doc.meta : {};
+    const meta = isPlainObject(doc.meta) ? doc.meta : {};
     const heading = asText(meta.title || meta.doc_title || meta.name || doc.id);
     const where = [meta.path, meta.section_path].filter(present).map(asText).join(" · ");
     return el(
@@ -320,7 +294,7 @@
       { className: `document${matched ? " matched" : ""}`, dataset: { id: asText(doc.id) } },
       el("h3", {}, heading, matched ? el("span", { className: "badge" }, "the result") : null),
       where ? el("div", { className: "where" }, where) : null,
-      appendMarked(el("div", { className: "content" }), asText(doc.content)),
+      appendHighlighted(el("div", { className: "content" }), asText(doc.content)),
       el(
         "details",
         {},
@@ -331,7 +305,7 @@
   }
 
   function showRecord(data, title) {
-    const documents = Array.isArray(data.documents) ? data.documents.filter(isObject) : [];
+    const documents = Array.isArray(data.documents) ? data.documents.filter(isPlainObject) : [];
     const back = el("button", { type: "button", className: "back", onclick: () => ((record.hidden = true), (list.hidden = false)) }, "← results");
     record.replaceChildren(
       el(
@@ -352,9 +326,9 @@
   /* ------------------------------------------------------------------ the host's context */
 
   function applyContext(context) {
-    if (!isObject(context)) return;
+    if (!isPlainObject(context)) return;
     if (context.theme === "dark" || context.theme === "light") document.documentElement.dataset.theme = context.theme;
-    const variables = isObject(context.styles) && isObject(context.styles.variables) ? context.styles.variables : {};
+    const variables = isPlainObject(context.styles) && isPlainObject(context.styles.variables) ? context.styles.variables : {};
     for (const [name, value] of Object.entries(variables)) {
       if (name.startsWith("--") && typeof value === "string") document.documentElement.style.setProperty(name, value);
     }
@@ -376,7 +350,7 @@
   }
 
   bridge.on("ui/notifications/tool-input", (params) => {
-    state.arguments = isObject(params.arguments) ? params.arguments : {};
+    state.arguments = isPlainObject(params.arguments) ? params.arguments : {};
     fillFilters(state.arguments);
   });
   bridge.on("ui/notifications/tool-result", showResult);
