@@ -1,4 +1,4 @@
-"""Process-wide defaults that keep haygate offline and quiet, and a Haystack import that does not load torch.
+"""Process-wide defaults that keep haygate offline and quiet.
 
 Imported before Haystack, sentence-transformers, FastMCP or ranx, because they read these variables at import
 time. `setdefault` lets a user who does have network access opt back in.
@@ -10,9 +10,7 @@ to the same figures (benchmarks page).
 
 import os
 
-from haygate.compat import defer_torch, torch_loaded
-
-__all__ = ["OFFLINE_DEFAULTS", "QUIET_DEFAULTS", "torch_loaded"]
+__all__ = ["OFFLINE_DEFAULTS", "QUIET_DEFAULTS"]
 
 OFFLINE_DEFAULTS = {
     "HF_HUB_OFFLINE": "1",
@@ -37,6 +35,3 @@ QUIET_DEFAULTS = {
 
 for _name, _value in {**OFFLINE_DEFAULTS, **QUIET_DEFAULTS}.items():
     os.environ.setdefault(_name, _value)
-
-
-defer_torch()  # haygate.compat: Haystack's import does not load torch until something uses it

@@ -37,11 +37,12 @@ from haystack.core.serialization import DeserializationCallbacks
 from haystack.utils import Secret
 
 from haygate import yamlfile
+from haygate.compat import fast_deepcopy
+from haygate.compat.schedule import Schedule
 from haygate.components.models import TORCH_EXTRA, needs_torch_extra, of_torch_extra, resolve_model
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.errors import ConfigurationError, HaygateError
-from haygate.gateway.executor import Schedule
 from haygate.ingest.indexer import Collection
 from haygate.ingest.schema import CollectionSchema, schema_for
 from haygate.settings import Settings
@@ -93,8 +94,9 @@ class LoadedPipeline:
 
     @functools.cached_property
     def schedule(self) -> Schedule | None:
-        """The fixed order a loop-free pipeline runs in (`haygate.gateway.executor`); None: `Pipeline.run` plans."""
-        return Schedule.of(self.pipeline)
+        """The fixed order a loop-free pipeline runs in (`haygate.compat.schedule`), copying with haygate's
+        faster copy; None: `Pipeline.run` plans each run."""
+        return Schedule.of(self.pipeline, deepcopy=fast_deepcopy)
 
     def feeder(self, component: str, socket: str) -> Socket | None:
         """The component output socket connected to `component.socket`, if one is."""

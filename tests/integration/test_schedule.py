@@ -1,4 +1,4 @@
-"""Every tool this project ships runs through its fixed schedule (`haygate.gateway.executor`), and answers
+"""Every tool this project ships runs through its fixed schedule (`haygate.compat.schedule`), and answers
 each of its example calls, plain and explained, exactly as through Haystack's `Pipeline.run`."""
 
 from collections.abc import Iterator

@@ -1,35 +1,250 @@
-"""haygate's reach into Haystack's internals (`haygate.compat`): on the version it was checked against, the
-torch patch active and the fast copy equivalent to Haystack's own, which stays Haystack's (so `Pipeline.run`
-judges haygate's executor with its own copying); on any other version this test fails, and says what to do."""
+"""haygate's reach into Haystack's internals (`haygate.compat`): every part of Haystack it reads that is not
+Haystack's documented API is declared (`PRIVATE_NAMES`) and there in the installed Haystack, whose version is
+the one compat was checked against; the patches act when installed at start-up, never on import; the fast
+copy equals Haystack's own, which stays Haystack's (so `Pipeline.run` judges the schedule with its own
+copying). On any other version of Haystack these tests fail, and say what to do."""
 
+import ast
 import copy
+import dataclasses
+import functools
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import haystack.core.pipeline.base
 import haystack.core.pipeline.pipeline
 import haystack.core.pipeline.utils
-from haystack import Document
+import pytest
+from haystack import Document, Pipeline, component
+from haystack.core.component.types import Variadic
 from haystack.dataclasses import SparseEmbedding
 
-import haygate.gateway.loader  # noqa: F401  (everything a served pipeline imports)
 from haygate import compat
+from haygate.compat import copying
+
+PACKAGE = Path(compat.__file__).resolve().parents[1]
+COMPAT = Path(compat.__file__).resolve().parent
+NODE, EDGE = "Pipeline.graph node", "Pipeline.graph edge"
+UPGRADE = "Read those parts in the new version, adjust haygate.compat (and PRIVATE_NAMES), then raise HAYSTACK_TESTED."
+DECLARED = [(owner, name) for owner, names in compat.PRIVATE_NAMES.items() for name in names]
 
 
-def test_haystack_is_the_version_the_patches_were_checked_against() -> None:
+def test_haystack_is_the_version_compat_was_checked_against() -> None:
     installed = ".".join(compat.haystack_version().split(".")[:2])
+    read = "; ".join(f"{owner}: {', '.join(names)}" for owner, names in compat.PRIVATE_NAMES.items())
     assert installed == compat.HAYSTACK_TESTED, (
-        f"haystack-ai {installed} is installed; haygate.compat patches {compat.DEVICE_MODULE} and copies as "
-        f"{compat.DEEPCOPY} in {compat.DEEPCOPY_MODULE} did in {compat.HAYSTACK_TESTED}. Read those in the new "
-        "version, adjust haygate.compat, then raise HAYSTACK_TESTED."
+        f"haystack-ai {installed} is installed; haygate.compat reads these parts of Haystack as they were in "
+        f"{compat.HAYSTACK_TESTED}: {read}. {UPGRADE}"
     )
 
 
+@component
+class Sender:
+    @component.output_types(numbers=list[int])
+    def run(self, count: int) -> dict[str, Any]:
+        return {"numbers": list(range(count))}
+
+
+@component
+class Gatherer:
+    @component.output_types(total=int)
+    def run(self, numbers: Variadic[list[int]], extra: int = 0) -> dict[str, Any]:
+        return {"total": sum(sum(n) for n in numbers) + extra}
+
+
+@functools.cache
+def samples() -> dict[str, Any]:
+    """A built pipeline's parts, one of each kind compat reads, by the `PRIVATE_NAMES` key they answer for."""
+    pipeline = Pipeline()
+    pipeline.add_component("sender", Sender())
+    pipeline.add_component("gatherer", Gatherer())
+    pipeline.connect("sender.numbers", "gatherer.numbers")
+    node = pipeline.graph.nodes["gatherer"]
+    [(_, _, edge)] = pipeline.graph.edges(data=True)
+    return {
+        NODE: node,
+        EDGE: edge,
+        "haystack.core.pipeline.pipeline.Pipeline": pipeline,
+        "haystack.core.component.types.InputSocket": node["input_sockets"]["numbers"],
+        "haystack.core.component.types.OutputSocket": edge["from_socket"],
+        "haystack.core.component.sockets.Sockets": node["instance"].__haystack_input__,
+        "haystack.core.component.Component": node["instance"],
+    }
+
+
+def owner_of(key: str) -> Any:
+    """What a `PRIVATE_NAMES` key names: graph data, an instance of a class, a module or a class."""
+    if key in samples():
+        return samples()[key]
+    try:
+        return importlib.import_module(key)
+    except ModuleNotFoundError:
+        module, _, name = key.rpartition(".")
+        return getattr(importlib.import_module(module), name)
+
+
+def has(owner: Any, name: str) -> bool:
+    return name in owner if isinstance(owner, dict) else hasattr(owner, name)
+
+
+@pytest.mark.parametrize(("owner", "name"), DECLARED, ids=[f"{o}:{n}" for o, n in DECLARED])
+def test_every_private_name_compat_reads_is_in_haystack(owner: str, name: str) -> None:
+    assert has(owner_of(owner), name), f"{owner} has no {name} in haystack-ai {compat.haystack_version()}. {UPGRADE}"
+
+
+def test_the_samples_are_what_their_keys_name() -> None:
+    for key, sample in samples().items():
+        if key not in (NODE, EDGE):
+            module, _, name = key.rpartition(".")
+            assert isinstance(sample, getattr(importlib.import_module(module), name)), key
+
+
+def names_read(*, keys_only: bool = False) -> set[str]:
+    """Every name compat's code could read from Haystack: identifier-like strings (graph data keys, `getattr`
+    names) and, unless `keys_only`, attributes and the names it imports."""
+    found: set[str] = set()
+    for path in COMPAT.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+                found.add(node.value)
+            elif keys_only:
+                continue
+            elif isinstance(node, ast.Attribute):
+                found.add(node.attr)
+            elif isinstance(node, ast.ImportFrom):
+                found.update(alias.name for alias in node.names)
+    return found
+
+
+def haystacks_names(owner: Any) -> set[str]:
+    """The names an owner has that compat could read: data keys, a module's private names, a class's
+    attributes, an instance's attributes, fields and properties; none of Python's own dunders."""
+    if isinstance(owner, dict):
+        names = set(owner)
+    elif isinstance(owner, ModuleType):
+        names = {n for n in vars(owner) if n.startswith("_")}
+    elif isinstance(owner, type):
+        names = set(vars(owner))
+    else:
+        names = set(vars(owner)) | {n for n, v in vars(type(owner)).items() if isinstance(v, property)}
+        if dataclasses.is_dataclass(owner):
+            names |= {f.name for f in dataclasses.fields(owner)}
+    return {n for n in names if not (n.startswith("__") and n.endswith("__")) or n.startswith("__haystack")}
+
+
+@pytest.mark.parametrize("owner", list(compat.PRIVATE_NAMES))
+def test_what_compat_reads_from_haystack_is_declared(owner: str) -> None:
+    """A name compat's code uses that its owner in Haystack has is in `PRIVATE_NAMES`: a new read of a graph
+    key, a socket's field or a private function cannot slip past the tripwire."""
+    found = owner_of(owner)
+    read = names_read(keys_only=isinstance(found, dict))
+    undeclared = (read & haystacks_names(found)) - set(compat.PRIVATE_NAMES[owner])
+    assert not undeclared, f"haygate.compat reads {sorted(undeclared)} of {owner}: add them to PRIVATE_NAMES"
+
+
+def test_the_private_names_compat_reads_are_declared() -> None:
+    """Every private Haystack name compat's code names (`_x`, `__haystack_x__`) is declared somewhere."""
+    declared = {name for _, name in DECLARED}
+    own = set()
+    for path in COMPAT.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        own |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+        own |= {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        own |= {
+            n.attr
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in ("self", "cls")
+        }
+    private = {n for n in names_read() if (n.startswith("_") and not n.endswith("__")) or n.startswith("__haystack")}
+    assert private - own - declared == set()
+
+
+def imports_of(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+def test_compat_is_the_lowest_floor_and_the_schedule_needs_only_haystack() -> None:
+    """compat imports nothing else of haygate, and the schedule nothing of haygate at all: it could be offered
+    to Haystack as it is."""
+    for path in COMPAT.glob("*.py"):
+        haygates = {name for name in imports_of(path) if name.split(".")[0] == "haygate"}
+        assert all(name.startswith("haygate.compat") for name in haygates), (path.name, haygates)
+    third_party = {name.split(".")[0] for name in imports_of(COMPAT / "schedule.py")} - set(sys.stdlib_module_names)
+    assert third_party == {"haystack", "networkx"}
+
+
+def installs_at_import(path: Path) -> list[str]:
+    """Calls of `install` or `defer_torch` a module makes when it is imported (outside any function)."""
+    found = []
+    pending: list[ast.AST] = [ast.parse(path.read_text())]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            continue
+        if isinstance(node, ast.Call):
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if called in ("install", "defer_torch"):
+                found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+        pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def test_nothing_installs_the_patches_on_import() -> None:
+    """Each entry point (the `haygate` command, the server, the tests) installs them at start-up."""
+    assert [hit for path in sorted(PACKAGE.rglob("*.py")) for hit in installs_at_import(path)] == []
+
+
+def test_install_acts_once_and_only_when_called() -> None:
+    probe = (
+        "import sys\n"
+        "import haygate, haygate._env, haygate.cli, haygate.compat\n"
+        "from haygate.compat.patches import _HaystackWithoutTorch\n"
+        "count = lambda: sum(isinstance(f, _HaystackWithoutTorch) for f in sys.meta_path)\n"
+        "before = count()\n"
+        "haygate.compat.install()\n"
+        "haygate.compat.install()\n"
+        "print(before, count(), 'haystack' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["0", "1", "False"]
+
+
+TORCH_PROBE = """
+import haygate.compat
+haygate.compat.install()
+import haystack
+from haygate.gateway.loader import Loader
+print("before", haygate.compat.torch_loaded())
+from haystack.utils import ComponentDevice
+device = ComponentDevice.resolve_device(None)
+print("device", device.to_torch())
+print("after", haygate.compat.torch_loaded())
+"""
+
+
+@pytest.mark.slow  # a process of its own that imports Haystack and torch
+def test_haystack_loads_torch_only_when_something_uses_it() -> None:
+    run = subprocess.run([sys.executable, "-c", TORCH_PROBE], capture_output=True, text=True, check=True)
+    assert run.stdout.split("\n")[:3] == ["before False", "device cpu", "after True"]
+
+
 def test_haystack_copies_inputs_with_its_own_function() -> None:
-    """haygate's executor copies with `fast_deepcopy`; nothing puts it into Haystack, whose `Pipeline.run` is
-    the executor's oracle in the tests and a user's own code elsewhere."""
+    """The schedule copies with `fast_deepcopy` where haygate hands it over; nothing puts it into Haystack,
+    whose `Pipeline.run` is the schedule's judge in the tests and a user's own code elsewhere."""
     own = haystack.core.pipeline.utils._deepcopy_with_exceptions
-    assert own.__module__ == compat.DEEPCOPY_MODULE and own is not compat.fast_deepcopy
+    assert own.__module__ == copying.DEEPCOPY_MODULE and own is not compat.fast_deepcopy
     for module in (haystack.core.pipeline.pipeline, haystack.core.pipeline.base):
-        assert getattr(module, compat.DEEPCOPY) is own, module.__name__
+        assert getattr(module, copying.DEEPCOPY) is own, module.__name__
 
 
 def test_the_fast_copy_equals_a_deep_copy_and_shares_nothing_mutable() -> None:
@@ -43,7 +258,12 @@ def test_the_fast_copy_equals_a_deep_copy_and_shares_nothing_mutable() -> None:
             score=0.7,
         )
     ]
-    data = {"documents": documents, "query": "q", "filters": {"operator": "AND", "conditions": []}, "top_k": 5}
+    data: dict[str, Any] = {
+        "documents": documents,
+        "query": "q",
+        "filters": {"operator": "AND", "conditions": []},
+        "top_k": 5,
+    }
     copied = compat.fast_deepcopy(data)
     assert copied == copy.deepcopy(data)
     [original], [clone] = data["documents"], copied["documents"]

@@ -15,10 +15,13 @@ import json
 import os
 import sys
 
-from haygate.document_stores.edge.document_store import EdgeDocumentStore
+from haygate.compat import install
 
 
 def main() -> int:
+    install()  # haygate.compat's patches of Haystack, before the store imports it
+    from haygate.document_stores.edge.document_store import EdgeDocumentStore
+
     # The server that started it answers calls meanwhile: it goes first for the cores, and keeps one to itself.
     os.nice(10)
     cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []

@@ -1,47 +1,56 @@
-"""Runs a loop-free Haystack pipeline as `Pipeline.run` would, in an order fixed when it loads.
+"""Runs a loop-free Haystack pipeline as `Pipeline.run` does, in an order fixed once, when it is built.
 
-`Pipeline.run` schedules a run afresh every time: it refills a priority queue and checks every socket of every
-component before each step, and deep-copies every input of every component. On `search_docs` (8 components)
-that is about 3 ms of a call, all of it holding the GIL that the engine also needs (issue 32). Most served
-pipelines need none of it: they have no loops, so each component runs at most once, after its senders.
-`Schedule` is that pipeline's order, computed once:
+`Pipeline.run` plans every run afresh: it refills a priority queue and checks every socket of every component
+before each step, and deep-copies every input of every component. A pipeline without loops needs none of
+that: each component runs at most once, after its senders. `Schedule` is that order, computed once:
 
 - components run in Haystack's own order: in waves (those whose senders have all run), by name within one;
 - a component runs when its mandatory sockets all hold a value and something triggered it (a sender's output,
   a caller's input, or, for a component nothing sends to, the run itself). One a router left without input is
-  skipped, as Haystack leaves it blocked;
-- a lazy variadic socket (a formatter's `metadata`, a joiner's `documents`) collects every value sent to it, a
-  caller's first, then its senders' in the order they ran, and is wrapped or flattened as Haystack does;
+  skipped, as `Pipeline.run` leaves it blocked;
+- a lazy variadic socket (a `DocumentJoiner`'s `documents`, a `ListJoiner`'s `values`) collects every value sent to it,
+  a caller's first, then its senders' in the order they ran, and is wrapped or flattened as Haystack does;
 - a value goes to its first consumer as it is and to every other consumer (a second receiver, or the outputs
   the caller asked to keep) as a copy, so a component that changes its input changes no one else's;
-- the run and every component in it get Haystack's spans, `haystack.pipeline.run` and
-  `haystack.component.run`, with the same tags (haygate's stage timing and OpenTelemetry see the same spans),
-  and a failure is Haystack's `PipelineRuntimeError` naming the component;
+- the run and every component in it get `Pipeline.run`'s spans, `haystack.pipeline.run` and
+  `haystack.component.run`, with the same tags, and a failure is the same `PipelineRuntimeError`;
 - the result is `Pipeline.run`'s: the outputs of the components in `include_outputs_from` and the unconsumed
   outputs of the others.
 
-A pipeline with a loop, a greedy variadic socket or a connection that converts types runs through
-`Pipeline.run` itself (`Schedule.of` returns None for it), and so does a call that fills a socket a sender
-also fills (Haystack then makes the socket variadic, where it can).
+A pipeline with a loop, a greedy variadic socket or a connection that converts types is left to
+`Pipeline.run` (`Schedule.of` returns None for it), and so is a call that fills a socket a sender also fills
+(`Pipeline.run` then makes the socket variadic, where it can).
+
+It depends on Haystack only, and reads these parts of a built pipeline that are not Haystack's documented
+API: the graph's node data (`instance`, `input_sockets`, `output_sockets`) and edge data (`from_socket`,
+`to_socket`, `conversion_strategy`), the sockets' fields, a component's `__haystack_input__` and
+`__haystack_output__`, and `Pipeline._max_runs_per_component` (a span tag).
+
+Usage::
+
+    schedule = Schedule.of(pipeline)  # None: a loop or a greedy join, so Pipeline.run plans each run
+    result = schedule.run({"retriever": {"query": "..."}}, include_outputs_from={"retriever"})
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
 from haystack import Pipeline, tracing
 from haystack.core.errors import PipelineRuntimeError
+from haystack.core.pipeline.utils import _deepcopy_with_exceptions
 from haystack.core.serialization import generate_qualified_class_name
 
-from haygate.compat import fast_deepcopy
+__all__ = ["Schedule", "Step"]
 
 Receiver = tuple[str, str, bool]  # component, input socket, whether that socket collects values (variadic)
+Copy = Callable[[Any], Any]
 
 
 @dataclass(frozen=True)
 class Step:
-    """One component of a schedule and everything about its wiring a run needs."""
+    """One component of a schedule and everything about its wiring a run needs, read from the graph once."""
 
     name: str
     instance: Any
@@ -56,10 +65,43 @@ class Step:
     outputs: frozenset[str]  # declared output sockets
     span_tags: dict[str, Any]
 
+    @classmethod
+    def of(cls, graph: Any, name: str) -> "Step":
+        """The step of component `name` in a pipeline's graph."""
+        node = graph.nodes[name]
+        sockets = node["input_sockets"]
+        receivers: dict[str, list[Receiver]] = {}
+        for _, receiver, connection in graph.out_edges(name, data=True):
+            to_socket = connection["to_socket"]
+            receivers.setdefault(connection["from_socket"].name, []).append(
+                (receiver, to_socket.name, to_socket.is_variadic)
+            )
+        instance = node["instance"]
+        connected = frozenset(n for n, socket in sockets.items() if socket.senders)
+        mandatory = frozenset(n for n, socket in sockets.items() if socket.is_mandatory)
+        return cls(
+            name=name,
+            instance=instance,
+            sockets=frozenset(sockets),
+            defaults={
+                n: [s.default_value] if s.is_variadic else s.default_value
+                for n, s in sockets.items()
+                if not s.is_mandatory
+            },
+            mandatory=mandatory,
+            connected=connected,
+            unconnected_mandatory=tuple(sorted(mandatory - connected)),
+            collecting={n: s.wrap_input_in_list for n, s in sockets.items() if s.is_variadic},
+            has_senders=bool(connected),
+            receivers={socket: tuple(targets) for socket, targets in receivers.items()},
+            outputs=frozenset(node["output_sockets"]),
+            span_tags=component_span_tags(name, instance),
+        )
 
-def _component_span_tags(name: str, instance: Any) -> dict[str, Any]:
-    """The tags of Haystack's span around a component (`PipelineBase._create_component_span`) that do not
-    change from run to run; a run adds the input types."""
+
+def component_span_tags(name: str, instance: Any) -> dict[str, Any]:
+    """The tags of `Pipeline.run`'s span around a component (`PipelineBase._create_component_span`) that do
+    not change from run to run; a run adds the input types."""
 
     def spec(sockets: Any, peers: str) -> dict[str, Any]:
         return {
@@ -80,17 +122,23 @@ def _component_span_tags(name: str, instance: Any) -> dict[str, Any]:
 
 
 class Schedule:
-    """A loop-free pipeline's fixed order of components; `run` is `Pipeline.run` without re-planning."""
+    """A loop-free pipeline's fixed order of components; `run` is `Pipeline.run` without planning each run."""
 
-    def __init__(self, pipeline: Pipeline, steps: list[Step]) -> None:
+    def __init__(self, pipeline: Pipeline, steps: list[Step], deepcopy: Copy = _deepcopy_with_exceptions) -> None:
         self.pipeline = pipeline
         self.steps = steps
+        self.deepcopy = deepcopy
         self._by_name = {step.name: step for step in steps}
         self._warm = False
 
     @classmethod
-    def of(cls, pipeline: Pipeline) -> "Schedule | None":
-        """The schedule of `pipeline`, or None where `Pipeline.run` has to plan each run (loops, greedy joins)."""
+    def of(cls, pipeline: Pipeline, deepcopy: Copy = _deepcopy_with_exceptions) -> "Schedule | None":
+        """The schedule of `pipeline`, or None where `Pipeline.run` has to plan each run (loops, greedy joins,
+        converting connections).
+
+        :param deepcopy: copies a caller's input and a value for each consumer after the first; Haystack's own
+            copy of component inputs unless a faster one with the same result is given.
+        """
         graph = pipeline.graph
         if not nx.is_directed_acyclic_graph(graph):
             return None
@@ -100,45 +148,11 @@ class Schedule:
         steps = []
         for wave in nx.topological_generations(graph):
             for name in sorted(wave):
-                node = graph.nodes[name]
-                sockets = node["input_sockets"]
+                sockets = graph.nodes[name]["input_sockets"]
                 if any(socket.is_variadic and socket.is_greedy for socket in sockets.values()):
                     return None
-                steps.append(cls._step(pipeline, name))
-        return cls(pipeline, steps)
-
-    @staticmethod
-    def _step(pipeline: Pipeline, name: str) -> Step:
-        graph = pipeline.graph
-        node = graph.nodes[name]
-        sockets = node["input_sockets"]
-        receivers: dict[str, list[Receiver]] = {}
-        for _, receiver, connection in graph.out_edges(name, data=True):
-            to_socket = connection["to_socket"]
-            receivers.setdefault(connection["from_socket"].name, []).append(
-                (receiver, to_socket.name, to_socket.is_variadic)
-            )
-        instance = node["instance"]
-        connected = frozenset(n for n, socket in sockets.items() if socket.senders)
-        mandatory = frozenset(n for n, socket in sockets.items() if socket.is_mandatory)
-        return Step(
-            name=name,
-            instance=instance,
-            sockets=frozenset(sockets),
-            defaults={
-                n: [s.default_value] if s.is_variadic else s.default_value
-                for n, s in sockets.items()
-                if not s.is_mandatory
-            },
-            mandatory=mandatory,
-            connected=connected,
-            unconnected_mandatory=tuple(sorted(mandatory - connected)),
-            collecting={n: s.wrap_input_in_list for n, s in sockets.items() if s.is_variadic},
-            has_senders=bool(connected),
-            receivers={socket: tuple(targets) for socket, targets in receivers.items()},
-            outputs=frozenset(node["output_sockets"]),
-            span_tags=_component_span_tags(name, instance),
-        )
+                steps.append(Step.of(graph, name))
+        return cls(pipeline, steps, deepcopy)
 
     def run(self, data: dict[str, dict[str, Any]], include_outputs_from: set[str]) -> dict[str, Any]:
         """`Pipeline.run(data, include_outputs_from=...)` for data keyed by component, then socket."""
@@ -175,7 +189,7 @@ class Schedule:
         return results
 
     def _checked(self, data: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]] | None:
-        """Haystack's `validate_input`: known components and sockets, every caller-only mandatory socket
+        """`PipelineBase.validate_input`: known components and sockets, every caller-only mandatory socket
         filled. Each socket gets its own copy of what the caller gave; a variadic socket a list of values.
         None: the call fills a socket a sender fills too, which `Pipeline.run` decides about."""
         given: dict[str, dict[str, Any]] = {}
@@ -188,7 +202,7 @@ class Schedule:
                     raise ValueError(f"Input '{socket}' not found in component '{name}'.")
                 if socket in step.connected:
                     return None
-                copied = fast_deepcopy(value)  # as Pipeline.run copies them: the caller's objects stay the caller's
+                copied = self.deepcopy(value)  # as Pipeline.run copies them: the caller's objects stay the caller's
                 given.setdefault(name, {})[socket] = [copied] if socket in step.collecting else copied
         for step in self.steps:
             for socket in step.unconnected_mandatory:
@@ -217,8 +231,8 @@ class Schedule:
             span.set_content_tag("haystack.component.output", outputs)
             return outputs
 
-    @staticmethod
     def _deliver(
+        self,
         step: Step,
         outputs: Mapping[str, Any],
         given: dict[str, dict[str, Any]],
@@ -229,7 +243,7 @@ class Schedule:
         for socket, value in outputs.items():
             for number, (receiver, to_socket, collects) in enumerate(step.receivers.get(socket, ())):
                 first = number == 0 and not kept  # a kept output stays as the component returned it
-                delivered = value if first else fast_deepcopy(value)
+                delivered = value if first else self.deepcopy(value)
                 inputs = given.setdefault(receiver, {})
                 if collects:
                     inputs.setdefault(to_socket, []).append(delivered)

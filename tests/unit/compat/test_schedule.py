@@ -1,10 +1,11 @@
 """`Schedule` runs a loop-free pipeline as `Pipeline.run` does: the same results, the same skipped branches,
 the same errors and spans, and no component sees another's changes to a shared value. Each test runs the
-same pipeline both ways and compares."""
+same pipeline both ways and compares, once with the schedule's own copy (Haystack's) and once with the faster
+one haygate hands it (`fast_deepcopy`)."""
 
 import contextlib
 import copy
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +15,10 @@ from haystack.components.joiners import DocumentJoiner
 from haystack.core.component.types import GreedyVariadic, Variadic
 from haystack.core.errors import PipelineRuntimeError
 
-from haygate.gateway.executor import Schedule
+from haygate.compat import fast_deepcopy
+from haygate.compat.schedule import Schedule
+
+ScheduleOf = Callable[[Pipeline], Schedule | None]
 
 
 @component
@@ -59,6 +63,14 @@ class Failing:
         raise RuntimeError("no total today")
 
 
+@pytest.fixture(params=["haystack's copy", "fast_deepcopy"])
+def schedule_of(request: pytest.FixtureRequest) -> ScheduleOf:
+    """`Schedule.of` as Haystack would use it, or as haygate does (`haygate.gateway.loader`)."""
+    if request.param == "fast_deepcopy":
+        return lambda pipeline: Schedule.of(pipeline, deepcopy=fast_deepcopy)
+    return Schedule.of
+
+
 def wired(components: dict[str, Any], connections: list[tuple[str, str]]) -> Pipeline:
     pipeline = Pipeline()
     for name, instance in components.items():
@@ -68,8 +80,10 @@ def wired(components: dict[str, Any], connections: list[tuple[str, str]]) -> Pip
     return pipeline
 
 
-def both_ways(pipeline: Pipeline, data: dict[str, dict[str, Any]], kept: set[str]) -> tuple[Any, Any]:
-    schedule = Schedule.of(pipeline)
+def both_ways(
+    schedule_of: ScheduleOf, pipeline: Pipeline, data: dict[str, dict[str, Any]], kept: set[str]
+) -> tuple[Any, Any]:
+    schedule = schedule_of(pipeline)
     assert schedule is not None
     return schedule.run(data, kept), pipeline.run(data, include_outputs_from=kept)
 
@@ -81,23 +95,23 @@ def fan_out() -> Pipeline:
     )
 
 
-def test_a_value_sent_to_two_components_is_each_ones_own() -> None:
-    ours, haystacks = both_ways(fan_out(), {"numbers": {"count": 3}}, set())
+def test_a_value_sent_to_two_components_is_each_ones_own(schedule_of: ScheduleOf) -> None:
+    ours, haystacks = both_ways(schedule_of, fan_out(), {"numbers": {"count": 3}}, set())
     assert ours == haystacks == {"appender": {"numbers": [0, 1, 2, 99]}, "total": {"total": 3}}
 
 
-def test_a_kept_output_is_what_the_component_returned() -> None:
+def test_a_kept_output_is_what_the_component_returned(schedule_of: ScheduleOf) -> None:
     kept = {"numbers", "appender"}
-    ours, haystacks = both_ways(fan_out(), {"numbers": {"count": 2}}, kept)
+    ours, haystacks = both_ways(schedule_of, fan_out(), {"numbers": {"count": 2}}, kept)
     assert ours == haystacks
     assert ours["numbers"] == {"numbers": [0, 1]} and ours["appender"] == {"numbers": [0, 1, 99]}
 
 
-def test_one_value_given_to_two_sockets_is_each_ones_own() -> None:
+def test_one_value_given_to_two_sockets_is_each_ones_own(schedule_of: ScheduleOf) -> None:
     pipeline = wired({"appender": Appender(), "total": Total()}, [])
     shared = [1, 2]
     data = {"appender": {"numbers": shared}, "total": {"numbers": shared}}
-    schedule = Schedule.of(pipeline)
+    schedule = schedule_of(pipeline)
     assert schedule is not None
     assert schedule.run(data, set()) == {"appender": {"numbers": [1, 2, 99]}, "total": {"total": 3}}
 
@@ -110,21 +124,23 @@ def routed() -> Pipeline:
 
 
 @pytest.mark.parametrize(("count", "branch"), [(2, "small"), (5, "large")])
-def test_a_branch_a_router_did_not_take_does_not_run(count: int, branch: str) -> None:
-    ours, haystacks = both_ways(routed(), {"numbers": {"count": count}}, {"router"})
+def test_a_branch_a_router_did_not_take_does_not_run(count: int, branch: str, schedule_of: ScheduleOf) -> None:
+    ours, haystacks = both_ways(schedule_of, routed(), {"numbers": {"count": count}}, {"router"})
     assert ours == haystacks
     assert set(ours) == {"router", branch}
 
 
-def test_defaults_and_caller_inputs_reach_their_sockets() -> None:
+def test_defaults_and_caller_inputs_reach_their_sockets(schedule_of: ScheduleOf) -> None:
     pipeline = fan_out()
-    ours, haystacks = both_ways(pipeline, {"numbers": {"count": 1}, "appender": {"extra": 7}}, {"appender"})
+    ours, haystacks = both_ways(
+        schedule_of, pipeline, {"numbers": {"count": 1}, "appender": {"extra": 7}}, {"appender"}
+    )
     assert ours == haystacks and ours["appender"] == {"numbers": [0, 7]}
 
 
-def test_a_failing_component_is_named_as_haystack_names_it() -> None:
+def test_a_failing_component_is_named_as_haystack_names_it(schedule_of: ScheduleOf) -> None:
     pipeline = wired({"numbers": Numbers(), "failing": Failing()}, [("numbers.numbers", "failing.numbers")])
-    schedule = Schedule.of(pipeline)
+    schedule = schedule_of(pipeline)
     assert schedule is not None
     with pytest.raises(PipelineRuntimeError) as ours:
         schedule.run({"numbers": {"count": 2}}, set())
@@ -143,9 +159,11 @@ def test_a_failing_component_is_named_as_haystack_names_it() -> None:
         ({"numbers": {"count": 1, "size": 2}}, "Input 'size' not found in component 'numbers'."),
     ],
 )
-def test_inputs_are_checked_as_haystack_checks_them(data: dict[str, Any], problem: str) -> None:
+def test_inputs_are_checked_as_haystack_checks_them(
+    data: dict[str, Any], problem: str, schedule_of: ScheduleOf
+) -> None:
     pipeline = fan_out()
-    schedule = Schedule.of(pipeline)
+    schedule = schedule_of(pipeline)
     assert schedule is not None
     with pytest.raises(ValueError, match="^" + problem.replace("(", r"\(") + "$"):
         schedule.run(data, set())
@@ -153,9 +171,9 @@ def test_inputs_are_checked_as_haystack_checks_them(data: dict[str, Any], proble
         pipeline.run(data)
 
 
-def test_a_caller_filling_a_socket_a_sender_fills_is_left_to_haystack() -> None:
+def test_a_caller_filling_a_socket_a_sender_fills_is_left_to_haystack(schedule_of: ScheduleOf) -> None:
     pipeline = fan_out()
-    schedule = Schedule.of(pipeline)
+    schedule = schedule_of(pipeline)
     assert schedule is not None
     data: dict[str, dict[str, Any]] = {"numbers": {"count": 1}, "total": {"numbers": [5]}}
     assert schedule.run(data, {"total"}) == fan_out().run(data, include_outputs_from={"total"})
@@ -193,15 +211,15 @@ def joined(*, with_caller_metadata: bool = False) -> tuple[Pipeline, dict[str, d
 
 
 @pytest.mark.parametrize("with_caller_metadata", [False, True])
-def test_a_variadic_socket_collects_in_haystacks_order(with_caller_metadata: bool) -> None:
+def test_a_variadic_socket_collects_in_haystacks_order(with_caller_metadata: bool, schedule_of: ScheduleOf) -> None:
     pipeline, data = joined(with_caller_metadata=with_caller_metadata)
-    ours, haystacks = both_ways(pipeline, data, set())
+    ours, haystacks = both_ways(schedule_of, pipeline, data, set())
     assert ours == haystacks
     expected = [{"count": 1}, {"count": 2}, {"numbers": [0, 1]}]
     assert ours["collector"]["merged"] == ([{"from": "caller"}] if with_caller_metadata else []) + expected
 
 
-def test_a_joiner_of_documents_gets_every_list() -> None:
+def test_a_joiner_of_documents_gets_every_list(schedule_of: ScheduleOf) -> None:
     @component
     class Source:
         @component.output_types(documents=list[Document])
@@ -212,11 +230,11 @@ def test_a_joiner_of_documents_gets_every_list() -> None:
         {"first": Source(), "second": Source(), "joiner": DocumentJoiner()},
         [("first.documents", "joiner.documents"), ("second.documents", "joiner.documents")],
     )
-    ours, haystacks = both_ways(pipeline, {"first": {"text": "a"}, "second": {"text": "b"}}, set())
+    ours, haystacks = both_ways(schedule_of, pipeline, {"first": {"text": "a"}, "second": {"text": "b"}}, set())
     assert ours == haystacks and [d.id for d in ours["joiner"]["documents"]] == ["a", "b"]
 
 
-def test_pipelines_with_loops_or_greedy_joins_are_left_to_haystack() -> None:
+def test_pipelines_with_loops_or_greedy_joins_are_left_to_haystack(schedule_of: ScheduleOf) -> None:
     @component
     class Greedy:
         @component.output_types(value=int)
@@ -224,8 +242,8 @@ def test_pipelines_with_loops_or_greedy_joins_are_left_to_haystack() -> None:
             return {"value": next(iter(value))}
 
     pipeline = wired({"a": Numbers(), "greedy": Greedy()}, [])
-    assert Schedule.of(pipeline) is None  # Haystack runs it on its first input: it decides when
-    assert Schedule.of(fan_out()) is not None
+    assert schedule_of(pipeline) is None  # Haystack runs it on its first input: it decides when
+    assert schedule_of(fan_out()) is not None
 
 
 @dataclass
@@ -282,10 +300,12 @@ def traced(run: Any) -> list[RecordedSpan]:
     ],
     ids=["fan-out", "kept-outputs", "router"],
 )
-def test_the_spans_are_haystacks_tag_for_tag(pipeline: Any, data: dict[str, Any], kept: set[str]) -> None:
+def test_the_spans_are_haystacks_tag_for_tag(
+    pipeline: Any, data: dict[str, Any], kept: set[str], schedule_of: ScheduleOf
+) -> None:
     """The same spans, in the same order, with the same tags, set in the same order, as `Pipeline.run`'s."""
     built = pipeline()
-    schedule = Schedule.of(built)
+    schedule = schedule_of(built)
     assert schedule is not None
     ours = traced(lambda: schedule.run(copy.deepcopy(data), kept))
     haystacks = traced(lambda: built.run(copy.deepcopy(data), include_outputs_from=kept))
@@ -295,7 +315,7 @@ def test_the_spans_are_haystacks_tag_for_tag(pipeline: Any, data: dict[str, Any]
 
 
 @pytest.mark.filterwarnings("ignore:Mutating attribute")  # the careless component this test is about
-def test_documents_are_copied_for_a_second_consumer() -> None:
+def test_documents_are_copied_for_a_second_consumer(schedule_of: ScheduleOf) -> None:
     @component
     class Scorer:
         @component.output_types(documents=list[Document])
@@ -311,6 +331,6 @@ def test_documents_are_copied_for_a_second_consumer() -> None:
             return {"documents": [Document(content=text)]}
 
     pipeline = wired({"source": Source(), "scorer": Scorer()}, [("source.documents", "scorer.documents")])
-    ours, haystacks = both_ways(pipeline, {"source": {"text": "hello"}}, {"source", "scorer"})
+    ours, haystacks = both_ways(schedule_of, pipeline, {"source": {"text": "hello"}}, {"source", "scorer"})
     assert ours == haystacks
     assert ours["source"]["documents"][0].score is None and ours["scorer"]["documents"][0].score == 1.0
