@@ -16,8 +16,7 @@ from typing import Any, Literal
 
 import yaml
 
-from haygate import yamlfile
-from haygate.errors import ConfigurationError
+from haygate.api import ConfigurationError, load_yaml
 
 ExperienceLevel = Literal["junior", "mid", "senior", "unknown"]
 MatchMethod = Literal["exact", "alias", "semantic"]
@@ -90,9 +89,11 @@ class SkillVocabulary:
 
     @property
     def skills(self) -> list[str]:
+        """The canonical skills, sorted."""
         return sorted(set(self.canonical_by_form.values()))
 
     def canonical(self, name: str) -> str | None:
+        """The canonical skill a name or alias stands for, or None."""
         return self.canonical_by_form.get(normalise(name))
 
     def semantic_text(self, skill: str) -> str:
@@ -141,7 +142,7 @@ def _alternation(forms: Iterable[str], flags: int) -> re.Pattern[str]:
 @functools.lru_cache(maxsize=8)
 def _load_vocabulary(path: Path, version: int) -> SkillVocabulary:
     try:
-        raw = yamlfile.safe_load(path.read_text()) or {}
+        raw = load_yaml(path.read_text()) or {}
     except (OSError, yaml.YAMLError) as error:
         raise ConfigurationError(f"{path}: cannot read the skill vocabulary: {error}") from error
     if not isinstance(raw, dict):
@@ -177,7 +178,10 @@ _OPEN_END = r"present|current(?:ly)?|now|today|till\s+date|to\s+date|date|ongoin
 
 
 def _date(prefix: str) -> str:
-    """ "March 2015", "Mar. 2015", "03/2015" or "2015", with named groups under `prefix`."""
+    """The pattern of a date as a CV writes it ("March 2015", "Mar. 2015", "03/2015" or "2015").
+
+    Its groups are named under `prefix`, so a range's two dates can share one pattern.
+    """
     return rf"(?:(?P<{prefix}m>{_MONTH})\s+|(?P<{prefix}n>\d{{1,2}})/)?(?P<{prefix}y>(?:19|20)\d\d)"
 
 
@@ -303,6 +307,7 @@ def merged_years(periods: list[tuple[int, int]]) -> float | None:
 
 
 def experience_level(years: float | None) -> ExperienceLevel:
+    """The level for a number of years: junior under 3, senior over 7, unknown without years."""
     if years is None:
         return "unknown"
     if years < 3:
@@ -312,6 +317,8 @@ def experience_level(years: float | None) -> ExperienceLevel:
 
 @dataclass(frozen=True)
 class CvProfile:
+    """What a CV says about its writer: skills, years of experience and what they rest on."""
+
     vocabulary: str
     skills: list[str]
     skill_forms: list[str]
@@ -326,6 +333,7 @@ class CvProfile:
         return self.experience_basis == "open_ended"
 
     def as_meta(self) -> dict[str, Any]:
+        """The profile as the meta a CV's documents carry."""
         return {
             "document_type": CV,
             "skill_vocabulary": self.vocabulary,

@@ -30,15 +30,45 @@ import numpy as np
 from haystack import Document, component, default_from_dict, default_to_dict
 
 from components.cv_profile import PHRASE, PHRASE_WORDS, PROFILE, SkillVocabulary, cv_profile, phrases
-from haygate.components.dense_text_embedder import DenseTextEmbedder
-from haygate.components.models import DEFAULT_MODEL
-from haygate.document_stores.hybrid import HybridDocumentStore, check_store
-from haygate.errors import InvalidRecordError
-from haygate.ingest.mapping import RECORD_ID, SHARED_BY
+from haygate.api import (
+    DEFAULT_MODEL,
+    RECORD_ID,
+    SHARED_BY,
+    DenseTextEmbedder,
+    HybridDocumentStore,
+    InvalidRecordError,
+    check_store,
+)
 
 
 @component
 class CvProfiler:
+    """Profiles each whole CV at ingest: skills, years of experience, and semantic evidence per skill.
+
+    Place it in the CV collection's indexing pipeline before the splitter, so every chunk carries its CV's
+    profile. Skills are named outright or by an alias of the vocabulary (`configs/skills.yaml`); years of
+    experience come from a stated total, else merged work-history ranges; for each vocabulary skill the CV does
+    not name, its closest short phrase and the cosine similarity are kept, so `SkillCoverageRanker` can match
+    "container orchestration" to Kubernetes with a threshold set at query time. Its `profiles` and `phrases`
+    outputs are written beside the chunks (a profile point per CV, a phrase point per distinct phrase).
+
+    ### Usage example
+
+    ```python
+    from pathlib import Path
+
+    from haystack import Document
+
+    from components.cv_profiler import CvProfiler
+
+    Path("skills.yaml").write_text("{Kubernetes: [k8s], Python: []}")
+    profiler = CvProfiler(vocabulary=Path("skills.yaml"))
+    cv = Document(id="cv1", content="Senior engineer, 9 years of experience. Python, K8s.", meta={"record_id": "cv1"})
+    result = profiler.run(documents=[cv])
+    print(result["documents"][0].meta["skills"], result["documents"][0].meta["years_of_experience"])
+    ```
+    """
+
     def __init__(
         self,
         vocabulary: Path,
@@ -48,7 +78,8 @@ class CvProfiler:
         model_cache_dir: Path | None = None,
         document_store: HybridDocumentStore | None = None,
     ) -> None:
-        """
+        """Set the vocabulary and the model; both load in `warm_up`.
+
         :param vocabulary: the skill vocabulary file (relative paths are resolved against the haygate home).
         :param model: the embedding model for phrases and skills; the ranker must use the same one.
         :param floor: similarities below this are not stored; the ranker's threshold must not be lower.
@@ -70,6 +101,7 @@ class CvProfiler:
         self._recent: OrderedDict[str, np.ndarray] = OrderedDict()  # phrase -> vector, the last ones embedded
 
     def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
         return default_to_dict(
             self,
             vocabulary=self.vocabulary,
@@ -82,9 +114,11 @@ class CvProfiler:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "CvProfiler":
+        """Deserialize the component from a dictionary made by `to_dict`."""
         return default_from_dict(cls, data)
 
     def warm_up(self) -> None:
+        """Load the vocabulary and the model, and embed the vocabulary's skills once."""
         if self._vocabulary is None:
             self._vocabulary = SkillVocabulary.load(Path(self.vocabulary))
             self._embedder.warm_up()
@@ -94,10 +128,11 @@ class CvProfiler:
 
     @component.output_types(documents=list[Document], profiles=list[Document], phrases=list[Document])
     def run(self, documents: list[Document]) -> dict[str, Any]:
-        """
+        """Profile each CV, and make its profile point and its phrases' points.
+
         :param documents: whole CVs (before splitting). `meta.as_of` (an ISO date) is when the CV was
-            written, where its "to Present" ranges end. Without it they end at the latest date the CV's work
-            history states, and the profile says the years are a lower bound (`experience_open_ended`).
+        written, where its "to Present" ranges end. Without it they end at the latest date the CV's work
+        history states, and the profile says the years are a lower bound (`experience_open_ended`).
         """
         self.warm_up()
         assert self._vocabulary is not None
@@ -124,7 +159,8 @@ class CvProfiler:
     ) -> list[Document]:
         """One document per distinct phrase, naming every CV that says it: those stored before, less the
         batch's own CVs (each is profiled afresh here: a new version may no longer say it), plus the batch's
-        CVs that say it."""
+        CVs that say it.
+        """
         batch = [str(d.meta.get(RECORD_ID, d.id)) for d in documents]
         holders: dict[str, list[str]] = {phrase: [] for phrase in unique}
         for record, found in zip(batch, cv_phrases, strict=True):
@@ -152,7 +188,8 @@ class CvProfiler:
     def _phrase_vectors(self, unique: list[str]) -> np.ndarray:
         """One row per phrase. CVs share many phrases (headings, "Email me on Indeed", common duties: 28 % of
         the real CVs' phrases recur), so the last `RECENT_PHRASES` vectors of this ingest are kept and only
-        new phrases are embedded. The embedder's query cache is for queries and is left alone."""
+        new phrases are embedded. The embedder's query cache is for queries and is left alone.
+        """
         fresh = [p for p in unique if p not in self._recent]
         computed = self._embedder.embed_many(fresh, cache=False) if fresh else np.zeros((0, 1), dtype=np.float32)
         for phrase, vector in zip(fresh, computed, strict=True):

@@ -11,17 +11,47 @@ from typing import Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
-from haygate.document_stores.hybrid import HybridDocumentStore, HybridQuery, check_store
+from haygate.api import HybridDocumentStore, HybridQuery, Stage, check_store
 
 RECORD_ID = "meta.record_id"
 
 
 @component
 class LinkedPage:
+    """Gives one page of a ranked list of memories, with each memory's links scored and sorted.
+
+    Use it after the ranker of a memory search that pages. Pagination slices one deterministic ranking, so the
+    pages of a query, concatenated, equal one large page: no duplicates, no gaps. A link's score is
+    `link weight x memory score`, where the memory score is the linked memory's relevance to the same query:
+    its score in the ranking, or, when the ranking does not hold it (it failed an AND, say), its BM25 score for
+    the query's words, computed for exactly those memories.
+
+    ### Usage example
+
+    ```python
+    from haystack import Document
+
+    from components.linked_page import LinkedPage
+    from haygate.document_stores.edge.document_store import EdgeDocumentStore
+
+    store = EdgeDocumentStore("memories", "data", embedding_dim=4)
+    ranking = [
+        Document(id="m1", score=0.9, meta={"record_id": "m1", "links": [{"target_key": "m2", "weight": 0.5}]}),
+        Document(id="m2", score=0.4, meta={"record_id": "m2", "links": []}),
+    ]
+    page = LinkedPage(document_store=store)
+    result = page.run(documents=ranking, query="backups", offset=0, limit=1, sort_links=True)
+    print(result["documents"][0].meta["links"], result["metadata"])  # m2's link scores 0.5 x 0.4
+    ```
+    """
+
+    stage: Stage = "store"  # what telemetry times its runs as (haygate.api.Stage)
+
     def __init__(
         self, document_store: HybridDocumentStore, links_field: str = "links", text_field: str = "content"
     ) -> None:
-        """
+        """Set the collection the linked memories are read from.
+
         :param links_field: meta field with `[{target_key, weight}]`.
         :param text_field: text-indexed field used to score linked memories the ranking does not hold.
         """
@@ -30,12 +60,14 @@ class LinkedPage:
         self.text_field = text_field
 
     def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
         return default_to_dict(
             self, document_store=self.document_store, links_field=self.links_field, text_field=self.text_field
         )
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "LinkedPage":
+        """Deserialize the component from a dictionary made by `to_dict`."""
         return default_from_dict(cls, data)
 
     @component.output_types(documents=list[Document], metadata=dict[str, Any])
@@ -48,7 +80,8 @@ class LinkedPage:
         sort_links: bool,
         text: str | None = None,
     ) -> dict[str, Any]:
-        """
+        """Cut one page of the ranking and score each of its memories' links.
+
         :param documents: the whole ranking, best first.
         :param query: the query, as the envelope reports it (for the past-the-end message).
         :param offset: where the page starts; `limit`, how long it is; `sort_links`, whether each memory's

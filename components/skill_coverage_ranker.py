@@ -24,11 +24,17 @@ import numpy as np
 from haystack import Document, component, default_from_dict, default_to_dict
 
 from components.cv_profile import CV, PHRASE, PROFILE, MatchMethod, SkillVocabulary, normalise
-from haygate.components.dense_text_embedder import DenseTextEmbedder
-from haygate.components.models import DEFAULT_MODEL
-from haygate.document_stores.hybrid import DENSE, HybridDocumentStore, HybridQuery, check_store
-from haygate.errors import ConfigurationError, OperatorError
-from haygate.ingest.mapping import SHARED_BY
+from haygate.api import (
+    DEFAULT_MODEL,
+    DENSE,
+    SHARED_BY,
+    ConfigurationError,
+    DenseTextEmbedder,
+    HybridDocumentStore,
+    HybridQuery,
+    OperatorError,
+    check_store,
+)
 
 PROFILE_FIELDS = (  # what matching and the result read of a CV's profile
     "record_id",
@@ -45,6 +51,8 @@ PROFILE_FIELDS = (  # what matching and the result read of a CV's profile
 
 @dataclass(frozen=True)
 class SkillMatch:
+    """How one requested skill matched one CV, and on what evidence."""
+
     skill: str
     required: bool
     method: MatchMethod
@@ -55,10 +63,12 @@ class SkillMatch:
     @property
     def strength(self) -> float:
         """1 when the CV names the skill (itself, an alias, or the vocabulary skill the request means), else
-        the similarity of the CV phrase that matched: a CV that names the skill outranks one that does not."""
+        the similarity of the CV phrase that matched: a CV that names the skill outranks one that does not.
+        """
         return 1.0 if self.similarity is None or self.named else self.similarity
 
     def as_dict(self) -> dict[str, Any]:
+        """The match as a result's `match_details` entry shows it."""
         data: dict[str, Any] = {
             "skill": self.skill,
             "required": self.required,
@@ -72,6 +82,40 @@ class SkillMatch:
 
 @component
 class SkillCoverageRanker:
+    """Ranks candidates by how many requested skills their whole CV covers, and says how each matched.
+
+    Use it after the retriever of a skill search over CVs that `CvProfiler` profiled. Each required and
+    preferred skill is matched `exact` (the CV uses the skill's own name), by `alias` (a vocabulary name: "K8s"
+    for Kubernetes) or `semantic` (a short phrase of the CV embeds close to the skill). Every CV that holds a
+    required skill is a candidate, not only those whose chunks retrieval ranked, so a good candidate is not lost
+    because the query text ranked its chunks low. Thresholds apply here, so calibrating needs no re-index.
+
+    ### Usage example
+
+    ```python
+    from pathlib import Path
+
+    from haystack import Document
+
+    from components.cv_profiler import CvProfiler
+    from components.skill_coverage_ranker import SkillCoverageRanker
+    from haygate.document_stores.edge.document_store import EdgeDocumentStore
+
+    Path("skills.yaml").write_text("{Kubernetes: [k8s], Python: []}")
+    cvs = [
+        Document(id="cv1", content="Senior engineer. Python and K8s.", meta={"record_id": "cv1"}),
+        Document(id="cv2", content="Junior developer in Java.", meta={"record_id": "cv2"}),
+    ]
+    profiled = CvProfiler(vocabulary=Path("skills.yaml")).run(documents=cvs)
+    store = EdgeDocumentStore("cvs", "data")
+    store.write_documents(profiled["documents"] + profiled["profiles"])
+    ranker = SkillCoverageRanker(document_store=store, vocabulary=Path("skills.yaml"))
+    hits = [Document(id=cv.id, meta={"record_id": cv.id}, score=0.5) for cv in cvs]
+    result = ranker.run(documents=hits, required_skills=["Kubernetes"])
+    print([(d.meta["candidate_id"], d.meta["match_details"]) for d in result["documents"]])
+    ```
+    """
+
     def __init__(
         self,
         document_store: HybridDocumentStore,
@@ -85,7 +129,8 @@ class SkillCoverageRanker:
         max_candidates: int = 300,
         vocabulary_threshold: float | None = None,
     ) -> None:
-        """
+        """Set the collection, the vocabulary and the thresholds; the model loads in `warm_up`.
+
         :param document_store: the CV collection; a candidate's whole CV is read from it, not just the hits.
         :param vocabulary: skill vocabulary file (relative paths are resolved against the haygate home).
         :param semantic_model: the model `CvProfiler` used at ingest; null turns semantic matches off.
@@ -127,6 +172,7 @@ class SkillCoverageRanker:
         self._skill_vectors: np.ndarray | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
         return default_to_dict(
             self,
             document_store=self.document_store,
@@ -143,9 +189,11 @@ class SkillCoverageRanker:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "SkillCoverageRanker":
+        """Deserialize the component from a dictionary made by `to_dict`."""
         return default_from_dict(cls, data)
 
     def warm_up(self) -> None:
+        """Load the vocabulary and the model, and embed the vocabulary's skills once."""
         if self._vocabulary is None:
             self._vocabulary = SkillVocabulary.load(Path(self.vocabulary))
             if self._embedder is not None:
@@ -163,7 +211,8 @@ class SkillCoverageRanker:
         top_k: int | None = None,
         filters: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """
+        """Rank the candidates by the skills they cover, each match explained.
+
         :param documents: retrieved CV chunks; several can belong to one candidate.
         :param filters: the retrieval's filters (experience level, tenant): a CV found by its skills rather
             than by retrieval is considered only if it passes them too.
@@ -219,7 +268,8 @@ class SkillCoverageRanker:
     def _target(self, skill: str) -> tuple[str | None, float | None]:
         """The vocabulary skill a requested skill means: by name or alias; else the one its wording names
         ("core Java and multithreading" is Java; of several, the one it is closest to by meaning); else the
-        semantically closest one, at `vocabulary_threshold`. The similarity is None when a name decided."""
+        semantically closest one, at `vocabulary_threshold`. The similarity is None when a name decided.
+        """
         assert self._vocabulary is not None
         canonical = self._vocabulary.canonical(skill)
         if canonical is not None:
@@ -240,7 +290,7 @@ class SkillCoverageRanker:
         return None, None
 
     def _phrase_matches(self, skill: str) -> dict[str, tuple[str, float]]:
-        """record id -> (its CV phrase closest to the requested wording, similarity), at the threshold or above."""
+        """Record id -> (its CV phrase closest to the requested wording, similarity), at the threshold or above."""
         if self.phrase_threshold is None or self._embedder is None:
             return {}
         query = HybridQuery(
@@ -271,7 +321,8 @@ class SkillCoverageRanker:
     def _mentioning(self, skill: str, record_ids: list[str], filters: dict[str, Any] | None) -> set[str]:
         """The record ids among these whose CV uses the wording as it was requested. The text index finds the
         CVs with the phrase (stemmed, as it indexes), and only their text is read, to confirm the words as
-        written, so no other CV's text is read at all."""
+        written, so no other CV's text is read at all.
+        """
         if not record_ids:
             return set()
         among = {"field": "meta.record_id", "operator": "in", "value": record_ids}
@@ -284,7 +335,8 @@ class SkillCoverageRanker:
 
     def _profiles(self, record_ids: list[str], filters: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
         """Each candidate's profile (`document_type: profile`, one point a CV, no text), by record id; those
-        whose CV does not pass `filters` are left out."""
+        whose CV does not pass `filters` are left out.
+        """
         if not record_ids:
             return {}
         among = {"field": "meta.record_id", "operator": "in", "value": record_ids}
@@ -297,7 +349,8 @@ class SkillCoverageRanker:
 
     def _check_profiled(self) -> None:
         """A collection of CVs without profile points was indexed before haygate stored them: say so, rather
-        than answer every request with no candidates."""
+        than answer every request with no candidates.
+        """
         if self.document_store.count_documents(_of_type(PROFILE)) == 0 and self.document_store.count_documents(
             _of_type(CV)
         ):
@@ -331,7 +384,8 @@ class SkillCoverageRanker:
     ) -> SkillMatch | None:
         """The strongest way this CV covers the skill: its own name or an alias (or, for a wording outside the
         vocabulary, the CV's own words: `mentions`), then a semantic match (the vocabulary's stored evidence,
-        then the CV phrase closest to the wording as requested)."""
+        then the CV phrase closest to the wording as requested).
+        """
         match = self._vocabulary_match(profile, skill, is_required, canonical, mapped)
         if match is None and canonical is None and mentions:
             match = SkillMatch(skill, is_required, "exact", normalise(skill))  # the CV's own words
@@ -388,6 +442,7 @@ class Candidate:
         )
 
     def document(self) -> Document:
+        """The candidate as the Document a result is made of."""
         matched_required = [m.skill for m in self.matches if m.required]
         profile = self.profile
         meta = {
@@ -433,7 +488,8 @@ def _of_type(document_type: str, *conditions: dict[str, Any] | None) -> dict[str
 
 def _untyped(filters: dict[str, Any] | None) -> dict[str, Any] | None:
     """The retrieval's filters without its conditions on `meta.document_type` (CV chunks): the same filters
-    (level, tenant) on the profile points, which are a type of their own."""
+    (level, tenant) on the profile points, which are a type of their own.
+    """
     if not filters:
         return None
     if filters.get("field") == "meta.document_type":

@@ -8,7 +8,8 @@ from components.cv_profile import SkillVocabulary
 
 def names_skill(record: dict[str, Any], skill: str, vocabulary: SkillVocabulary) -> bool:
     """A CV is relevant to a skill when its human annotations or its text name it, by the skill's own name
-    or a vocabulary alias (whole words, so "C" is not found in "C++")."""
+    or a vocabulary alias (whole words, so "C" is not found in "C++").
+    """
     canonical = vocabulary.canonical(skill) or skill
     annotations = " , ".join(record.get("annotated_skills") or [])
     for text in (annotations, record["text"]):

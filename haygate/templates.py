@@ -94,7 +94,8 @@ TEMPLATES = {
 COMPONENTS_INIT = '''"""This project's own components: a pipeline names one as `components.<module>.<Class>`.
 
 haygate's loader imports this package from the project folder for the project's pipelines, through the same
-allow-list as haygate's and Haystack's own components (nothing else can be named in YAML).
+allow-list as haygate's and Haystack's own components (nothing else can be named in YAML). Of haygate, a
+component imports `haygate.api` alone: the surface kept stable for project components.
 """
 '''
 

@@ -126,7 +126,8 @@ class BertShape:
 
 def read_weights(folder: Path, shape: BertShape) -> dict[str, np.ndarray]:
     """The encoder's weights as float32, named as in `BertModel` (a `bert.` prefix dropped, TF-era LayerNorm
-    `gamma`/`beta` renamed); `UnsupportedModelError` for a missing, misshapen or unexpected one."""
+    `gamma`/`beta` renamed); `UnsupportedModelError` for a missing, misshapen or unexpected one.
+    """
     from safetensors.numpy import load_file
 
     index = folder / "model.safetensors.index.json"
@@ -208,7 +209,8 @@ class _Graph:
 
 def bert_graph(shape: BertShape, weights: dict[str, np.ndarray]) -> onnx.ModelProto:
     """BERT's encoder: embeddings, then per layer self-attention and a GELU feed-forward block, each added to
-    its input and layer-normalised (Devlin et al. 2019, "BERT", sec. 3; Vaswani et al. 2017, sec. 3.2)."""
+    its input and layer-normalised (Devlin et al. 2019, "BERT", sec. 3; Vaswani et al. 2017, sec. 3.2).
+    """
     g = _Graph()
     eps = shape.layer_norm_eps
     ids, mask, types = INPUTS
@@ -271,7 +273,8 @@ def bert_graph(shape: BertShape, weights: dict[str, np.ndarray]) -> onnx.ModelPr
 
 def write_bert_onnx(folder: Path, path: Path) -> BertShape:
     """Write `path` (an ONNX model ending at `last_hidden_state`) from the BERT checkpoint in `folder`, checked
-    with `onnx.checker` (full check: types and shapes inferred through the whole graph)."""
+    with `onnx.checker` (full check: types and shapes inferred through the whole graph).
+    """
     config_file = folder / "config.json"
     if not config_file.is_file():
         msg = f"'{folder.name}' has no config.json; the ONNX graph builder reads a transformers checkpoint"

@@ -13,14 +13,28 @@ from haygate.text.paths import check_document_path, document_text
 
 @component
 class Bm25SparseDocumentEmbedder:
-    """Term-frequency weights saturated by `k` and normalised by `b` and `avg_len`.
+    """Adds a BM25 sparse vector to each document, equal to the one Qdrant's own BM25 would store.
 
-    `fields` are the document paths whose terms are counted, e.g. `[meta.title, content]`, or a mapping that
-    weighs each field's counts before saturation, BM25F-style (Robertson et al. 2004): `{meta.title: 3,
-    content: 1}` counts a title word three times. Chosen by leave-one-dataset-out for the BEIR pipelines:
-    a title weight of 3 added 0.003-0.004 nDCG@10 on SciFact and Cranfield (scripts/ranking_study.py).
-    `avg_len: auto` uses the mean length (in tokens) of the documents of each run: right for a corpus
-    indexed in one run, as `haygate eval` does; collections ingested piecemeal want a fixed number.
+    Place it in an indexing pipeline beside the dense embedder, with `Bm25SparseTextEmbedder` (same settings) on
+    the query side: the store's IDF modifier completes the score. Each term's frequency is saturated by `k` and
+    normalised by `b` and `avg_len`. `fields` are the document paths whose terms are counted, e.g.
+    `[meta.title, content]`, or a mapping that weighs each field's counts before saturation, BM25F-style
+    (Robertson et al. 2004): `{meta.title: 3, content: 1}` counts a title word three times, the weight the BEIR
+    pipelines chose by leave-one-dataset-out (docs/benchmarks.md). `avg_len: auto` uses the mean length (in
+    tokens) of the documents of each run: right for a corpus indexed in one run, as `haygate eval` does;
+    collections ingested piecemeal want a fixed number.
+
+    ### Usage example
+
+    ```python
+    from haystack import Document
+
+    from haygate.components.bm25_sparse_document_embedder import Bm25SparseDocumentEmbedder
+
+    embedder = Bm25SparseDocumentEmbedder(fields={"meta.title": 3, "content": 1})
+    result = embedder.run(documents=[Document(content="Filters narrow a search", meta={"title": "Filters"})])
+    print(result["documents"][0].sparse_embedding)
+    ```
     """
 
     def __init__(
@@ -34,6 +48,7 @@ class Bm25SparseDocumentEmbedder:
         ascii_folding: bool = True,
         capitalised_stopwords: bool = True,
     ) -> None:
+        """Check the fields and their weights, and build the tokenizer."""
         weights = fields if isinstance(fields, dict) else dict.fromkeys(fields or ["content"], 1.0)
         for field, weight in weights.items():
             check_document_path(field)
@@ -52,6 +67,7 @@ class Bm25SparseDocumentEmbedder:
         self._tokenizer = self.settings.tokenizer()
 
     def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
         s = self.settings
         return default_to_dict(
             self,
@@ -66,10 +82,12 @@ class Bm25SparseDocumentEmbedder:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Bm25SparseDocumentEmbedder":
+        """Deserialize the component from a dictionary made by `to_dict`."""
         return default_from_dict(cls, data)
 
     @component.output_types(documents=list[Document])
     def run(self, documents: list[Document]) -> dict[str, Any]:
+        """Add each document's BM25 sparse vector, as a new Document."""
         counts = [self.term_counts(document) for document in documents]
         if self.settings.avg_len == "auto":
             # BM25's avgdl is a corpus statistic: exact when the whole corpus is one run (eval indexes).

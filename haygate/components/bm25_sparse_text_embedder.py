@@ -10,12 +10,23 @@ from haygate.text.bm25 import AvgLen, Bm25Settings
 
 @component
 class Bm25SparseTextEmbedder:
-    """Each query token weighs its count in the query; IDF is applied by Qdrant (the vector's modifier).
+    """Embeds a query as a BM25 sparse vector, tokenized exactly as Qdrant tokenizes documents.
 
-    Counting repeats is BM25's query-term-frequency factor with k3 unbounded. It matters for long queries
-    (CISI nDCG@10 0.33 -> 0.41 lexical); `query_term_frequency: false` gives each unique token weight 1.
-    `k`, `b` and `avg_len` belong to the document side; they are accepted here so both sides can be
-    configured alike.
+    The query side of `Bm25SparseDocumentEmbedder`: each query token weighs its count in the query, and the
+    store applies IDF (the vector's modifier). Counting repeats is BM25's query-term-frequency factor with k3
+    unbounded, which helps long queries (docs/benchmarks.md); `query_term_frequency: false` gives each unique
+    token weight 1. `k`, `b` and `avg_len` belong to the document side; they are accepted here so both sides can
+    be configured alike.
+
+    ### Usage example
+
+    ```python
+    from haygate.components.bm25_sparse_text_embedder import Bm25SparseTextEmbedder
+
+    embedder = Bm25SparseTextEmbedder()
+    result = embedder.run(text="filter filter by version")
+    print(result["sparse_embedding"])  # "filter" weighs 2
+    ```
     """
 
     def __init__(
@@ -29,6 +40,7 @@ class Bm25SparseTextEmbedder:
         capitalised_stopwords: bool = True,
         query_term_frequency: bool = True,
     ) -> None:
+        """Build the tokenizer; the BM25 settings mirror the document side's."""
         self.settings = Bm25Settings(
             language=language,
             k=k,
@@ -41,6 +53,7 @@ class Bm25SparseTextEmbedder:
         self._tokenizer = self.settings.tokenizer()
 
     def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
         s = self.settings
         return default_to_dict(
             self,
@@ -55,10 +68,12 @@ class Bm25SparseTextEmbedder:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Bm25SparseTextEmbedder":
+        """Deserialize the component from a dictionary made by `to_dict`."""
         return default_from_dict(cls, data)
 
     @component.output_types(sparse_embedding=SparseEmbedding)
     def run(self, text: str) -> dict[str, Any]:
+        """Embed the query text as a sparse vector of its tokens' counts."""
         counts = self._tokenizer.counts(text)
         weights = [float(n) if self.query_term_frequency else 1.0 for n in counts.values()]
         return {"sparse_embedding": SparseEmbedding(indices=list(counts), values=weights)}

@@ -2,7 +2,8 @@
 with the content, as sentence-transformers' Haystack embedder does, on the runtime the YAML names.
 
 With `passages`, it also embeds each word window of the content on its own, for the collection's passage
-vectors (`haygate.text.passages`): the store keeps them as a multivector, the retriever rescores by them."""
+vectors (`haygate.text.passages`): the store keeps them as a multivector, the retriever rescores by them.
+"""
 
 from dataclasses import replace
 from pathlib import Path
@@ -20,7 +21,25 @@ from haygate.text.passages import word_windows
 
 @component
 class DenseDocumentEmbedder(DenseEmbedding):
-    """Document embedder; embeds `meta_fields_to_embed` (e.g. the title) with the content."""
+    """Embeds documents for dense retrieval, each with chosen meta fields (the title) before its content.
+
+    The document side of `DenseTextEmbedder`, with the same model and runtime settings (`DenseEmbedding`), as
+    sentence-transformers' Haystack document embedder does it but offline and on ONNX Runtime by default. With
+    `passages` it also embeds each word window of the content, for the collection's passage vectors.
+
+    ### Usage example
+
+    ```python
+    from haystack import Document
+
+    from haygate.components.dense_document_embedder import DenseDocumentEmbedder
+
+    embedder = DenseDocumentEmbedder(meta_fields_to_embed=["title"])
+    embedder.warm_up()  # loads the packaged all-MiniLM-L6-v2
+    result = embedder.run(documents=[Document(content="pip install haygate", meta={"title": "Install"})])
+    print(len(result["documents"][0].embedding))  # 384
+    ```
+    """
 
     def __init__(
         self,
@@ -38,8 +57,7 @@ class DenseDocumentEmbedder(DenseEmbedding):
         passages: dict[str, int] | None = None,
         progress_bar: bool = False,
     ) -> None:
-        """
-        The model and vector settings are `DenseEmbedding`'s (documented there).
+        """The model and vector settings are `DenseEmbedding`'s (documented there).
 
         :param meta_fields_to_embed: meta fields embedded before the content (e.g. the title).
         :param embedding_separator: what joins those fields and the content into the embedded text.
@@ -63,6 +81,7 @@ class DenseDocumentEmbedder(DenseEmbedding):
         self.progress_bar = progress_bar
 
     def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
         return default_to_dict(
             self,
             meta_fields_to_embed=self.meta_fields_to_embed,
@@ -74,9 +93,11 @@ class DenseDocumentEmbedder(DenseEmbedding):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "DenseDocumentEmbedder":
+        """Deserialize the component from a dictionary made by `to_dict`."""
         return default_from_dict(cls, data)
 
     def text_to_embed(self, document: Document) -> str:
+        """The text a document is embedded as: the chosen meta fields, then the content."""
         meta = [str(document.meta[k]) for k in self.meta_fields_to_embed if document.meta.get(k) is not None]
         return self.embedding_separator.join([*meta, document.content or ""])
 
@@ -88,6 +109,7 @@ class DenseDocumentEmbedder(DenseEmbedding):
 
     @component.output_types(documents=list[Document])
     def run(self, documents: list[Document]) -> dict[str, list[Document]]:
+        """Add each document's embedding (and its passage vectors, with `passages`)."""
         if not isinstance(documents, list) or any(not isinstance(d, Document) for d in documents):
             raise TypeError("DenseDocumentEmbedder embeds a list of Documents; use DenseTextEmbedder for a string")
         if not documents:

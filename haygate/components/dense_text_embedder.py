@@ -79,7 +79,8 @@ class DenseEmbedding:
 
     def warm_up(self) -> None:
         """Load (on first use, export) the model and run one inference, so the first real call is not the
-        one that pays for lazy initialisation; the backend is shared with every component using it."""
+        one that pays for lazy initialisation; the backend is shared with every component using it.
+        """
         if self.embedding_backend is None:
             cache = Path(self.model_cache_dir) if self.model_cache_dir else None
             backend = load_backend(self.model, self.backend, cache, max_batch=self.batch_size)
@@ -107,11 +108,23 @@ class DenseEmbedding:
 
 @component
 class DenseTextEmbedder(DenseEmbedding):
-    """Query embedder; defaults to all-MiniLM-L6-v2 on ONNX Runtime.
+    """Embeds a query for dense retrieval; all-MiniLM-L6-v2 on ONNX Runtime by default, offline.
 
-    Concurrent queries share one model call (see `MicroBatcher`). Repeated queries (agents retry,
-    evaluation and tuning replay the same queries) come from a small process-wide LRU cache keyed by
-    model, runtime, settings and text, so a result never depends on the cache.
+    Use it on the query side of a pipeline whose documents `DenseDocumentEmbedder` embedded with the same model.
+    Concurrent queries share one model call (see `MicroBatcher`). Repeated queries (agents retry, evaluation and
+    tuning replay the same queries) come from a small process-wide LRU cache keyed by model, runtime, settings
+    and text, so a result never depends on the cache.
+
+    ### Usage example
+
+    ```python
+    from haygate.components.dense_text_embedder import DenseTextEmbedder
+
+    embedder = DenseTextEmbedder()
+    embedder.warm_up()  # loads the packaged all-MiniLM-L6-v2
+    result = embedder.run(text="how do I filter by version?")
+    print(len(result["embedding"]))  # 384
+    ```
     """
 
     def __init__(
@@ -127,8 +140,7 @@ class DenseTextEmbedder(DenseEmbedding):
         model_cache_dir: Path | None = None,
         progress_bar: bool = False,
     ) -> None:
-        """
-        The model and vector settings are `DenseEmbedding`'s (documented there).
+        """The model and vector settings are `DenseEmbedding`'s (documented there).
 
         :param progress_bar: kept for YAML written for sentence-transformers' embedder; queries show none.
         """
@@ -136,10 +148,12 @@ class DenseTextEmbedder(DenseEmbedding):
         self.progress_bar = progress_bar
 
     def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
         return default_to_dict(self, progress_bar=self.progress_bar, **self._settings())
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "DenseTextEmbedder":
+        """Deserialize the component from a dictionary made by `to_dict`."""
         return default_from_dict(cls, data)
 
     def _cache_key(self, text: str) -> tuple[Any, ...]:
@@ -154,6 +168,7 @@ class DenseTextEmbedder(DenseEmbedding):
 
     @component.output_types(embedding=list[float])
     def run(self, text: str) -> dict[str, Any]:
+        """Embed one query, from the cache when it was embedded before."""
         if not isinstance(text, str):
             raise TypeError("DenseTextEmbedder embeds one string; use DenseDocumentEmbedder for Documents")
         key = self._cache_key(text)

@@ -6,10 +6,10 @@
   all-MiniLM-L6-v2 among them) is written from `config.json` and `model.safetensors` with onnx's own API
   (`bert_onnx`), in a second and without torch; any other transformer is exported with `torch.onnx.export`.
   Where torch is installed the export is checked against `SentenceTransformer.encode` (cosine >= 0.9999);
-  elsewhere `onnx.checker` checks the graph, and the tests hold it to sentence-transformers. On this
-  project's 2-core machine it embeds a query 2.5-3x faster than `SentenceTransformer.encode` with cosine
-  >= 0.99999, and embedding with a BERT model needs no torch at all. (sentence-transformers' own
-  `backend="onnx"` needs optimum-onnx, which needs transformers < 4.58 and does not install beside our pins.)
+  elsewhere `onnx.checker` checks the graph, and the tests hold it to sentence-transformers. It embeds a query faster
+  than `SentenceTransformer.encode` (docs/results/benchmarks.md) with cosine >= 0.99999, and embedding with a BERT model
+  needs no torch at all. (sentence-transformers' own `backend="onnx"` needs optimum-onnx, which needs transformers <
+  4.58 and does not install beside our pins.)
 
 Backends are shared process-wide per model folder, runtime and cache: every pipeline that names the same
 model uses one loaded model, and concurrent single-text calls are batched together (`MicroBatcher`).
@@ -67,9 +67,13 @@ class EmbeddingBackend(Protocol):
     runtime: str
     dimension: int
 
-    def embed(self, data: list[str], batch_size: int = 32, **kwargs: Any) -> Any: ...
+    def embed(self, data: list[str], batch_size: int = 32, **kwargs: Any) -> Any:
+        """One row per text, `batch_size` texts a model call."""
+        ...
 
-    def embed_one(self, text: str) -> np.ndarray: ...
+    def embed_one(self, text: str) -> np.ndarray:
+        """One text's row; concurrent callers share model calls (`MicroBatcher`)."""
+        ...
 
 
 # -- micro-batching ---------------------------------------------------------------------------------------
@@ -103,6 +107,7 @@ class MicroBatcher:
         self.texts = 0
 
     def __call__(self, text: str) -> np.ndarray:
+        """Embed one text, with whichever texts are waiting when the model is free."""
         pending = _Pending(text)
         with self._lock:
             self._queue.append(pending)
@@ -195,7 +200,8 @@ class OnnxBackend:
     def embed(self, data: list[str], batch_size: int = 32, **_: Any) -> np.ndarray:
         """Tokenized once; each distinct token sequence run once, longest first, in batches of at most
         `batch_size` texts and `TOKENS_PER_BATCH` tokens: a batch's working memory grows with its texts times
-        their length squared (attention), so 32 texts of 256 tokens held about 900 MB where 16 hold half."""
+        their length squared (attention), so 32 texts of 256 tokens held about 900 MB where 16 hold half.
+        """
         rows = np.zeros((len(data), self.dimension), dtype=np.float32)
         if not data:
             return rows
@@ -239,6 +245,7 @@ class TorchBackend:
         self.embed_one = MicroBatcher(lambda texts: self.embed(texts, batch_size=len(texts)), max_batch)
 
     def embed(self, data: list[str], batch_size: int = 32, **_: Any) -> np.ndarray:
+        """One float32 row per text, as sentence-transformers' `encode` pools it."""
         vectors = self.model.encode(data, batch_size=batch_size, show_progress_bar=False, convert_to_numpy=True)
         return np.asarray(vectors, dtype=np.float32).reshape(len(data), -1)
 
@@ -268,7 +275,8 @@ class _Layout:
 
 def _read_layout(source: Path) -> _Layout:
     """modules.json, the pooling config and sentence_bert_config.json, as sentence-transformers reads them; a
-    folder without modules.json is a plain transformer, which sentence-transformers mean-pools."""
+    folder without modules.json is a plain transformer, which sentence-transformers mean-pools.
+    """
     from haygate.components.bert_onnx import UnsupportedModelError
 
     modules_file = source / "modules.json"
@@ -324,7 +332,8 @@ def export_onnx(source: Path, target: Path) -> dict[str, Any]:
     """Make `target` (model.onnx, tokenizer.json and a manifest) from the sentence-transformers model in
     `source`: a BERT encoder is written as an ONNX graph from its weights (`bert_onnx`, no torch), checked by
     `onnx.checker`, its embeddings of `PROBES` finite and non-zero; any other transformer is exported with
-    `torch.onnx.export`, and ONNX Runtime's embeddings of `PROBES` checked against sentence-transformers'."""
+    `torch.onnx.export`, and ONNX Runtime's embeddings of `PROBES` checked against sentence-transformers'.
+    """
     from haygate.components.bert_onnx import UnsupportedModelError  # onnx is imported only to make a model
 
     target.mkdir(parents=True, exist_ok=True)
@@ -339,7 +348,7 @@ def export_onnx(source: Path, target: Path) -> dict[str, Any]:
             raise ConfigurationError(msg, {"model": str(source), **reason.details}) from reason
         logger.info("%s: %s; exporting with torch.onnx.export", source.name, reason.message)
         return _torch_export(source, target)
-    # No parity check against torch here, even where torch is installed: the run time never loads it (8.5 s
+    # No parity check against torch here, even where torch is installed: the run time never loads it (seconds
     # and its memory at a first start), and the graph's equality with sentence-transformers is the test
     # suite's to prove (tests/unit/components/test_bert_onnx.py, cosine >= 0.99999 on fixed texts).
     vectors = OnnxBackend(target).embed(PROBES)

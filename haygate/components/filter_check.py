@@ -14,14 +14,45 @@ from haygate.document_stores.hybrid import HybridDocumentStore, check_store
 
 @component
 class FilterCheck:
+    """Says which of the caller's filter values no record has, when a search finds nothing.
+
+    "No results" means two things: the query matched nothing within the filters, or a filter value can never
+    match (`version: "9.9"` where the collection holds 1.0 to 3.0). Connect it to the retriever's documents and
+    `QueryBuilder`'s `checks`; its `metadata` tells the caller to fix the value instead of rewording the query.
+
+    ### Usage example
+
+    ```python
+    from haystack import Document
+
+    from haygate.components.filter_check import FilterCheck
+    from haygate.document_stores.edge.document_store import EdgeDocumentStore
+
+    store = EdgeDocumentStore("docs", "data", embedding_dim=4, payload_indexes={"version": "keyword"})
+    store.write_documents([Document(content="pip install", embedding=[1.0, 0.0, 0.0, 0.0], meta={"version": "1.0"})])
+    check = FilterCheck(document_store=store)
+    result = check.run(
+        documents=[],
+        checks={"version": {"field": "meta.version", "operator": "==", "value": "9.9"}},
+        applied_filters={"version": "9.9"},
+    )
+    print(result["metadata"]["message"])
+    ```
+    """
+
+    stage = "query_building"  # what telemetry times its runs as (haygate.api.Stage)
+
     def __init__(self, document_store: HybridDocumentStore) -> None:
+        """Set the collection whose records the filter values are counted in."""
         self.document_store = check_store(document_store, "filter check")
 
     def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
         return default_to_dict(self, document_store=self.document_store)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "FilterCheck":
+        """Deserialize the component from a dictionary made by `to_dict`."""
         return default_from_dict(cls, data)
 
     @component.output_types(metadata=dict[str, Any])
@@ -32,7 +63,8 @@ class FilterCheck:
         applied_filters: dict[str, Any] | None = None,
         collection_count: int | None = None,
     ) -> dict[str, Any]:
-        """
+        """Name the filter values no record has, when nothing was found.
+
         :param checks: each caller filter alone within the server's conditions (`QueryBuilder.checks`).
         :param collection_count: 0 means the collection is empty, which the formatter already says.
         :returns: `metadata`: `{"message": ...}` naming the values no record has, or nothing.
@@ -54,7 +86,8 @@ class FilterCheck:
 def unmatched_filters(store: HybridDocumentStore, filters: dict[str, Any] | None) -> str | None:
     """Why a search under `filters` (a Haystack filter dict, as a caller sends one to a retriever's `filters`)
     found nothing, when a condition can never match: a field no record has, or a value no record holds. None
-    when every condition matches something alone (the query found nothing within them)."""
+    when every condition matches something alone (the query found nothing within them).
+    """
     leaves = list(_leaves(filters)) if isinstance(filters, dict) else []
     reasons = []
     for condition in leaves:

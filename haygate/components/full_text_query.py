@@ -32,10 +32,32 @@ from haygate.text.query_syntax import Node, parse, positive_terms, simple_terms,
 
 MAX_PREFIX_EXPANSIONS = 30
 MAX_RELAXED_WORDS = 12  # "at least half of" these: C(12, 6) conditions is milliseconds
+NO_WORDS = "No results: the query has no words (letters or digits) to find."
 
 
 @component
 class FullTextQuery:
+    """Turns a full-text query into filter conditions (what must match) and BM25 scoring text.
+
+    Use it in front of the retriever of a keyword tool: words and phrases become `match`/`phrase` conditions on
+    the store's text index, `prefix*` a condition on a keyword-prefix index (expanded into the words the matching
+    documents have), and stop words are left out, as the index leaves them out of every document.
+
+    ### Usage example
+
+    ```python
+    from haygate.components.full_text_query import FullTextQuery
+    from haygate.document_stores.edge.document_store import EdgeDocumentStore
+
+    store = EdgeDocumentStore("issues", "data", embedding_dim=4, text_fields=["content"])
+    query = FullTextQuery(document_store=store)
+    result = query.run(query="subtitles drifting after seeking")
+    print(result["text"], result["filters"])  # "after" is a stop word: no condition on it
+    ```
+    """
+
+    stage = "query_building"  # what telemetry times its runs as (haygate.api.Stage)
+
     def __init__(
         self,
         document_store: HybridDocumentStore,
@@ -43,7 +65,8 @@ class FullTextQuery:
         terms_field: str = "meta.terms",
         relax: bool = False,
     ) -> None:
-        """
+        """Set the collection and the fields its text and prefix indexes cover.
+
         :param text_field: the text-indexed field words and phrases must match.
         :param terms_field: a keyword-prefix-indexed list of each document's folded words, for `prefix*`.
         :param relax: in simple mode with every word required, also give `relaxed_filters` (at least half
@@ -58,6 +81,7 @@ class FullTextQuery:
         self._tokenizer = Bm25Tokenizer("english", ascii_folding=True)
 
     def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
         return default_to_dict(
             self,
             document_store=self.document_store,
@@ -68,6 +92,7 @@ class FullTextQuery:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "FullTextQuery":
+        """Deserialize the component from a dictionary made by `to_dict`."""
         return default_from_dict(cls, data)
 
     @component.output_types(
@@ -85,7 +110,8 @@ class FullTextQuery:
         match_mode: str | None = None,
         operator: str | None = None,
     ) -> dict[str, Any]:
-        """
+        """Parse the query into conditions and scoring words.
+
         :param query: the query as the caller wrote it (syntax errors give positions in it).
         :param filters: conditions from elsewhere (entity type, tenant), ANDed with the query's.
         :param match_mode: `simple` (default) or `raw`.
@@ -96,7 +122,7 @@ class FullTextQuery:
             `unmatchable: true` and the `metadata` message that says why there are no results.
         """
         if not str(query or "").strip():
-            return self._unmatchable(filters, "No results: the query has no words (letters or digits) to find.")
+            return self._unmatchable(filters, NO_WORDS)
         any_of = (operator or "AND") == "OR"
         if match_mode == "raw":
             written = parse(query)  # raw mode means its syntax: a mistake there is the caller's to see
@@ -104,7 +130,9 @@ class FullTextQuery:
             try:
                 written = simple_terms(query, any_of=any_of)
             except QuerySyntaxError:
-                return self._unmatchable(filters, "No results: the query has no words (letters or digits) to find.")
+                written = None
+        if written is None:
+            return self._unmatchable(filters, NO_WORDS)
         tree = without(written, self._is_stopword)
         if tree is None:
             listed = ", ".join(f"'{t}'" for t in terms_of_tree(written))
@@ -138,7 +166,8 @@ class FullTextQuery:
     @staticmethod
     def _unmatchable(filters: dict[str, Any] | None, message: str) -> dict[str, Any]:
         """A query the published schema admits but nothing indexed can match: an empty result that says why
-        (never a silent one, and never an error for a valid request)."""
+        (never a silent one, and never an error for a valid request).
+        """
         return {
             "text": "",
             "filters": filters,

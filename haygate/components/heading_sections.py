@@ -16,21 +16,48 @@ SPLITTER_META = ("header", "parent_headers", "source_id", "page_number", "split_
 
 @component
 class HeadingSections:
+    """Turns Haystack's `MarkdownHeaderSplitter` output into documentation sections.
+
+    Place it after the splitter in a documentation indexing pipeline. A section gets its heading path
+    (`["Filters", "NOT"]`), its title ("Filters > NOT") and a stable id, `<file id>#<heading path>`, numbered
+    `#2`, `#3` when one path repeats in a file. Text before the first heading is the page's own section, named
+    by its title. Empty sections are dropped and the splitter's bookkeeping leaves the meta.
+
+    ### Usage example
+
+    ```python
+    from haystack import Document
+
+    from haygate.components.heading_sections import HeadingSections
+
+    part = Document(
+        content="Exclude matches with NOT.",
+        meta={"header": "NOT", "parent_headers": ["Filters"], "source_id": "guide.md", "doc_title": "Guide"},
+    )
+    result = HeadingSections().run(documents=[part])
+    print(result["documents"][0].id, result["documents"][0].meta["title"])  # guide.md#Filters/NOT Filters > NOT
+    ```
+    """
+
     def __init__(self, title_field: str = "doc_title") -> None:
-        """
+        """Set the meta field that names the whole page.
+
         :param title_field: the meta field naming the whole page (its front-matter title or first heading).
         """
         self.title_field = title_field
 
     def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
         return default_to_dict(self, title_field=self.title_field)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "HeadingSections":
+        """Deserialize the component from a dictionary made by `to_dict`."""
         return default_from_dict(cls, data)
 
     @component.output_types(documents=list[Document])
     def run(self, documents: list[Document]) -> dict[str, Any]:
+        """Turn the splitter's parts into sections with heading paths, titles and stable ids."""
         seen: dict[tuple[str, str], int] = {}
         sections = []
         for part in documents:

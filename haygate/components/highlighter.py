@@ -1,5 +1,6 @@
 """`Highlighter`: adds a snippet of each document's text around its matches, each matched word marked
-`<mark>word</mark>` (`haygate.text.snippets`): the text's own bold stays its own."""
+`<mark>word</mark>` (`haygate.text.snippets`): the text's own bold stays its own.
+"""
 
 import dataclasses
 from typing import Any
@@ -14,13 +15,32 @@ from haygate.text.snippets import snippet
 
 @component
 class Highlighter:
-    """Words match by BM25 token (the store's tokenizer: stemming, stopwords, ASCII folding), so "indexing"
-    is highlighted for the term "index" and "café" for "cafe"."""
+    """Adds a snippet of each document's text around its matches, each matched word marked `<mark>word</mark>`.
+
+    Place it after the ranker of a tool whose results show why they matched. Words match by BM25 token (the
+    store's tokenizer: stemming, stopwords, ASCII folding), so "indexing" is highlighted for the term "index"
+    and "café" for "cafe"; the text's own bold stays its own (`haygate.text.snippets`).
+
+    ### Usage example
+
+    ```python
+    from haystack import Document
+
+    from haygate.components.highlighter import Highlighter
+
+    highlighter = Highlighter(max_chars=80)
+    result = highlighter.run(documents=[Document(content="Indexing a café menu takes seconds.")], query="cafe index")
+    print(result["documents"][0].meta["snippet"])
+    ```
+    """
+
+    stage = "formatting"  # what telemetry times its runs as (haygate.api.Stage)
 
     def __init__(
         self, field: str = "content", max_chars: int = 300, snippet_key: str = "snippet", language: str = "english"
     ) -> None:
-        """
+        """Set the field excerpted, the snippet's length and where it is written.
+
         :param field: the document path whose text is excerpted.
         :param max_chars: the longest snippet, markers and ellipses included.
         :param snippet_key: the meta key the snippet is written to.
@@ -32,19 +52,22 @@ class Highlighter:
         self._tokenizer = Bm25Tokenizer(language)
 
     def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
         return default_to_dict(
             self, field=self.field, max_chars=self.max_chars, snippet_key=self.snippet_key, language=self.language
         )
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Highlighter":
+        """Deserialize the component from a dictionary made by `to_dict`."""
         return default_from_dict(cls, data)
 
     @component.output_types(documents=list[Document])
     def run(
         self, documents: list[Document], terms: list[str] | None = None, query: str | None = None
     ) -> dict[str, Any]:
-        """
+        """Write each document's snippet, its matched words marked.
+
         :param terms: the words that matched (a full-text query's scoring words).
         :param query: or the query itself: its words, as the BM25 side tokenizes them, are the terms.
         """
@@ -62,4 +85,5 @@ class Highlighter:
         return snippet(text, spans, self.max_chars)
 
     def token_ids(self, text: str) -> set[int]:
+        """The BM25 token ids of a text, as the highlighter matches them."""
         return self._tokenizer.token_ids(text)

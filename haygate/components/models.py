@@ -21,7 +21,8 @@ TORCH_EXTRA = "install haygate's `torch` extra (`pip install 'haygate[torch]'`, 
 
 def of_torch_extra(dotted: str) -> bool:
     """Whether a module path is one of the `torch` extra's: torch itself, or a Haystack integration that runs
-    sentence-transformers (`haystack_integrations.components.embedders.sentence_transformers...`)."""
+    sentence-transformers (`haystack_integrations.components.embedders.sentence_transformers...`).
+    """
     return bool(set(dotted.split(".")) & set(TORCH_MODULES))
 
 

@@ -22,7 +22,7 @@ from haygate.text.templates import compile_template, render_line, variables_of
 TRANSFORMS = {"slug_path": slug_path, "lower": str.lower, "strip": str.strip}
 OPERATORS = ("==", "!=", ">", ">=", "<", "<=", "in", "not in")
 QUERY = "query"
-SERVER_FILTERS = "server_filters"
+SERVER_FILTERS = "server_filters"  # the input the gateway feeds the tenant condition to; no caller reaches it
 
 
 class FilterRule(BaseModel):
@@ -37,6 +37,7 @@ class FilterRule(BaseModel):
 
     @property
     def transforms(self) -> list[str]:
+        """The transforms applied to the value, in order."""
         return [self.transform] if isinstance(self.transform, str) else list(self.transform or [])
 
     ignore: list[Any] = Field(default_factory=list, description="Values that mean 'no filter', e.g. mixed.")
@@ -50,6 +51,30 @@ class FilterRule(BaseModel):
 
 @component
 class QueryBuilder:
+    """Builds a tool's query text and Haystack filters from typed input sockets.
+
+    Its sockets are declared in the pipeline YAML, not in code: `query`, one socket per filter rule
+    (`version: {field: meta.version}` makes a `version` socket whose value becomes the condition
+    `meta.version == value`), one per variable of `query_template`, and `server_filters`. Server-side
+    conditions (`fixed_filters`, and the tenant condition the gateway sends to `server_filters`) are ANDed in
+    last, so no argument can widen them.
+
+    ### Usage example
+
+    ```python
+    from haygate.components.query_builder import QueryBuilder
+
+    builder = QueryBuilder(
+        filters={"version": {"field": "meta.version"}},
+        fixed_filters=[{"field": "meta.public", "operator": "==", "value": True}],
+    )
+    result = builder.run(query="install", version="1.0")
+    print(result["query"], result["filters"])
+    ```
+    """
+
+    stage = "query_building"  # what telemetry times its runs as (haygate.api.Stage)
+
     def __init__(
         self,
         filters: dict[str, dict[str, Any]] | None = None,
@@ -57,7 +82,8 @@ class QueryBuilder:
         query_template: str | None = None,
         query_required: bool = True,
     ) -> None:
-        """
+        """Check the filter rules and the template; each becomes input sockets.
+
         :param filters: socket name -> FilterRule (`field`, `operator`, `transform`, `ignore`, `report`).
         :param fixed_filters: Haystack conditions always applied; callers cannot remove them.
         :param query_template: optional sandboxed Jinja template whose variables become sockets, for tools
@@ -94,6 +120,7 @@ class QueryBuilder:
             component.set_input_type(self, name, Any, None)
 
     def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
         return default_to_dict(
             self,
             filters=self.filters,
@@ -104,13 +131,15 @@ class QueryBuilder:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "QueryBuilder":
+        """Deserialize the component from a dictionary made by `to_dict`."""
         return default_from_dict(cls, data)
 
     @component.output_types(
         query=str, filters=dict[str, Any] | None, applied_filters=dict[str, Any], checks=dict[str, dict[str, Any]]
     )
     def run(self, **inputs: Any) -> dict[str, Any]:
-        """
+        """Build the query text and one AND of every condition.
+
         :param inputs: `query`, the filter-rule and template sockets, and `server_filters` (conditions the
             gateway adds, such as the tenant; ANDed like `fixed_filters`).
         :returns: `query` (the text to rank by; empty when there is none and `query_required` is false),

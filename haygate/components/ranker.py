@@ -18,6 +18,25 @@ if TYPE_CHECKING:
 
 @component
 class Ranker:
+    """Reranks with a cross-encoder when one is configured, otherwise keeps the fused order and says so.
+
+    Use it after the retriever: with no `model` the documents keep the retriever's order and score and the run
+    reports `reranked: False`; with one (the `torch` extra), a model that cannot load fails at warm-up, when the
+    server starts, never silently per request. `top_k` and `min_score` cut the list either way.
+
+    ### Usage example
+
+    ```python
+    from haystack import Document
+
+    from haygate.components.ranker import Ranker
+
+    ranker = Ranker(top_k=1)
+    result = ranker.run(query="install", documents=[Document(content="a", score=0.9), Document(content="b", score=0.4)])
+    print(result["documents"], result["reranked"])  # the first document, False
+    ```
+    """
+
     def __init__(
         self,
         model: str | None = None,
@@ -27,7 +46,8 @@ class Ranker:
         min_score: float | None = None,
         batch_size: int = 16,
     ) -> None:
-        """
+        """Set the cross-encoder (or none) and the cut; the model loads in `warm_up`.
+
         :param model: cross-encoder id or path; None keeps the fused order.
         :param top_k: how many documents to return.
         :param scale_score: sigmoid-scale cross-encoder scores into [0, 1].
@@ -46,6 +66,7 @@ class Ranker:
         self._cross_encoder: SentenceTransformersSimilarityRanker | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
         return default_to_dict(
             self,
             model=self.model,
@@ -58,9 +79,11 @@ class Ranker:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Ranker":
+        """Deserialize the component from a dictionary made by `to_dict`."""
         return default_from_dict(cls, data)
 
     def warm_up(self) -> None:
+        """Load the cross-encoder, when one is configured; a model that cannot load fails here."""
         if self.model is None or self._cross_encoder is not None:
             return
         try:  # a model that is not on this machine fails here, before seconds of importing torch
@@ -102,6 +125,7 @@ class Ranker:
         top_k: int | None = None,
         min_score: float | None = None,
     ) -> dict[str, Any]:
+        """Rerank (or keep the fused order), then cut to `top_k` and `min_score`."""
         top_k = top_k if top_k is not None else self.top_k
         if top_k < 1:
             msg = f"top_k must be >= 1, got {top_k}"

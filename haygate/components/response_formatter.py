@@ -20,8 +20,9 @@ SPREAD = "*"
 
 
 def id_number(value: Any) -> Any:
-    """A typed id's own number: `feature:1` -> 1 (spec 002 keys each entity type by integers; the collection
-    keeps them typed so a feature and a bug of one number stay two records). Anything else stays as it is."""
+    """A typed id's own number: `feature:1` -> 1 (the entity samples key each type by integers; the collection
+    keeps them typed so a feature and a bug of one number stay two records). Anything else stays as it is.
+    """
     if isinstance(value, str):
         own = value.rpartition(":")[2]
         return int(own) if own.isdigit() else value
@@ -33,6 +34,29 @@ CONVERSIONS = {"id_number": id_number}  # a field's `as:`
 
 @component
 class ResponseFormatter:
+    """Turns ranked Documents into the response envelope a tool declares.
+
+    The last component of a tool's pipeline. One job: pick each result's fields from its document by path, and
+    write the metadata block. Metadata a tool adds (counts per type, cited sources, a page's total) comes from
+    small components connected to the variadic `metadata` socket; the formatter only selects the declared keys.
+    Empty results are never silent: the message names the collection to ingest, or the filters to relax.
+
+    ### Usage example
+
+    ```python
+    from haystack import Document
+
+    from haygate.components.response_formatter import ResponseFormatter
+
+    formatter = ResponseFormatter(collection="docs", fields={"id": "id", "title": "meta.title", "score": "score"})
+    documents = [Document(id="install", content="pip install haygate", meta={"title": "Install"}, score=0.8)]
+    result = formatter.run(documents=documents, query="install")
+    print(result["result"])
+    ```
+    """
+
+    stage = "formatting"  # what telemetry times its runs as (haygate.api.Stage)
+
     def __init__(
         self,
         collection: str,
@@ -41,7 +65,8 @@ class ResponseFormatter:
         metadata: list[str] | None = None,
         no_results_message: str | None = None,
     ) -> None:
-        """
+        """Check the declared fields and metadata keys.
+
         :param collection: the collection the tool reads, named in the empty-collection message.
         :param fields: output field -> document path (`id`, `content`, `score`, `meta.a.b`), or
             `{path: ..., as: id_number}` to give a typed id (`feature:1`) as its own number (1). The key `*`
@@ -72,11 +97,13 @@ class ResponseFormatter:
 
     def meta_fields(self) -> dict[str, str]:
         """Output field -> the meta key it reads (`source: meta.source_name` -> source_name), for the check
-        that a field names a key the collection's documents have."""
+        that a field names a key the collection's documents have.
+        """
         paths = {name: _field_spec(name, spec)[0] for name, spec in self.fields.items() if name != SPREAD}
         return {name: path.split(".")[1] for name, path in paths.items() if path.startswith("meta.")}
 
     def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
         return default_to_dict(
             self,
             collection=self.collection,
@@ -88,6 +115,7 @@ class ResponseFormatter:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ResponseFormatter":
+        """Deserialize the component from a dictionary made by `to_dict`."""
         return default_from_dict(cls, data)
 
     @component.output_types(result=dict[str, Any])
@@ -100,9 +128,10 @@ class ResponseFormatter:
         collection_count: int | None = None,
         metadata: Variadic[dict[str, Any]] = (),
     ) -> dict[str, Any]:
-        """
+        """Write the envelope: each result's fields and the metadata block.
+
         :param metadata: metadata from other components (`{"counts": ...}`, `{"total": ...}`); a component
-            may also send the `query` label or the `message`, which then win over the formatter's own.
+        may also send the `query` label or the `message`, which then win over the formatter's own.
         """
         results = [self._result(d) for d in documents]
         extra: dict[str, Any] = {}
@@ -217,7 +246,8 @@ DOCUMENTS_ENVELOPE_SCHEMA: dict[str, Any] = {
 
 def documents_envelope(documents: list[Document], query: str | None) -> dict[str, Any]:
     """The standard results envelope of a list of Documents: id, content, score and meta of each, and a
-    message that says how many matched (or that nothing did)."""
+    message that says how many matched (or that nothing did).
+    """
     results = [{"id": d.id, "content": d.content, "score": d.score, "meta": dict(d.meta)} for d in documents]
     label = f" for '{query}'" if query else ""
     message = f"{len(results)} result(s){label}." if results else f"No results{label}. Try other or fewer words."

@@ -33,14 +33,26 @@ SPECIAL_TOKENS = 2  # [CLS] and [SEP], which every embedded text carries
 
 @component
 class SectionChunks:
-    """Cuts sections into pieces that fit the embedding model (by its tokenizer), at block and sentence bounds.
+    """Cuts documentation sections into pieces that fit the embedding model, at block and sentence bounds.
 
-    Usage, in an indexing pipeline before the embedders (as `pipelines/indexing/docs.yaml` does):
+    Place it in an indexing pipeline before the embedders (as `pipelines/indexing/docs.yaml` does). A section is
+    cleaned (HTML comments dropped, reference links as their text, table padding trimmed) and, when it is longer
+    than a window, cut into windows of whole blocks, sized in the model's own word pieces with the title the
+    embedder puts before each included, and nothing repeated between windows. How long a window is, is a
+    retrieval choice; the docs pipeline's was measured (docs/benchmarks.md).
+
+    ### Usage example
 
     ```python
-    chunks = SectionChunks(model="sentence-transformers/all-MiniLM-L6-v2", title_field="title")
-    chunks.warm_up()
-    pieces = chunks.run([Document(id="guide.md#Install", content=long_text, meta={"title": "Install"})])
+    from haystack import Document
+
+    from haygate.components.section_chunks import SectionChunks
+
+    chunks = SectionChunks(max_tokens=40, title_field="title")
+    chunks.warm_up()  # the model's tokenizer only
+    section = Document(id="guide.md#Install", content="Install it with pip. " * 20, meta={"title": "Install"})
+    result = chunks.run(documents=[section])
+    print([d.id for d in result["documents"]])
     ```
     """
 
@@ -51,7 +63,8 @@ class SectionChunks:
         title_field: str | None = "title",
         separator: str = "\n",
     ) -> None:
-        """
+        """Set the model whose tokenizer sizes the windows; it loads in `warm_up`.
+
         :param model: the embedding model whose tokenizer sizes the windows (a name or a local folder).
         :param max_tokens: word pieces a window holds, the title's included; None: what the model reads of a
             text (its `max_seq_length`).
@@ -69,6 +82,7 @@ class SectionChunks:
         self._limit = max_tokens or 0
 
     def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
         return default_to_dict(
             self,
             model=self.model,
@@ -79,6 +93,7 @@ class SectionChunks:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "SectionChunks":
+        """Deserialize the component from a dictionary made by `to_dict`."""
         return default_from_dict(cls, data)
 
     def warm_up(self) -> None:
@@ -101,6 +116,7 @@ class SectionChunks:
 
     @component.output_types(documents=list[Document])
     def run(self, documents: list[Document]) -> dict[str, Any]:
+        """Cut each section into windows that fit the model, with ids by `ChunkIds`' rule."""
         self.warm_up()
         chunks = []
         for document in documents:

@@ -79,9 +79,10 @@ def document_from_payload(
 ) -> Document:
     """Rebuild a Document from a payload; this runs per hit, so it skips what `Document(...)` would check.
 
-    `Document.__init__` (behind Haystack's mutation tracking) costs about 10 us, 0.5 ms a search of 50 hits; a
-    stored payload already holds what it checks (an id, a string or no content), so the instance is filled
-    in directly, as `haygate.compat.fast_deepcopy` copies one. A payload without an id goes through it."""
+    `Document.__init__` (behind Haystack's mutation tracking) is a measurable share of a search
+    (docs/results/benchmarks.md); a stored payload already holds what it checks (an id, a string or no content), so the
+    instance is filled in directly, as `haygate.compat.fast_deepcopy` copies one. A payload without an id goes through
+    it."""
     meta = payload.get("meta") or {}
     content = payload.get("content")
     if not payload.get("id") or not (content is None or type(content) is str):

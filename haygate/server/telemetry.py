@@ -45,29 +45,41 @@ UNKNOWN_TOOL = "(unknown)"  # one label for every name that is not a tool: calle
 RECENT_CALLS = 10_000  # per tool, for the p50/p95 of `haygate stats`
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
-# A component's stage, by its class name; other classes by Haystack's naming (`*TextEmbedder`, `*Retriever`).
-STAGES = {
-    "QueryBuilder": "query_building",
-    "FullTextQuery": "query_building",
-    "FilterCheck": "query_building",
-    "ResponseFormatter": "formatting",
-    "Highlighter": "formatting",
-    "ResultFacets": "formatting",
-    "LinkedPage": "store",
-    "OutputAdapter": "formatting",
-}
+# A component declares its stage (`stage = "store"`, haygate.api's `Stage`); a class without one is placed by
+# Haystack's naming, so third-party components (Haystack's own, integrations') land where their names say.
 STAGE_SUFFIXES = (
     ("TextEmbedder", "query_embedding"),
     ("Retriever", "store"),
     ("Ranker", "ranking"),
     ("Formatter", "formatting"),
+    ("OutputAdapter", "formatting"),
 )
 
 
-def stage_of(component_type: str) -> str:
-    if component_type in STAGES:
-        return STAGES[component_type]
-    return next((stage for suffix, stage in STAGE_SUFFIXES if component_type.endswith(suffix)), "other")
+_STAGES_SEEN: dict[str, str] = {}  # fully qualified type -> stage, for the classes Haystack's registry holds
+
+
+def stage_of(qualified_type: str) -> str:
+    """The stage of a component class, by its `haystack.component.fully_qualified_type` span tag.
+
+    The class's own `stage` when Haystack's component registry holds the class (every `@component` class is
+    in it once its module is imported, as it is when it runs), else the suffix of its name, else `other`.
+    """
+    stage = _STAGES_SEEN.get(qualified_type)
+    if stage is not None:
+        return stage
+    from haystack.core.component.component import component
+
+    cls = component.registry.get(qualified_type)
+    declared = getattr(cls, "stage", None)
+    name = qualified_type.rpartition(".")[2]
+    if isinstance(declared, str) and declared:
+        stage = declared
+    else:
+        stage = next((stage for suffix, stage in STAGE_SUFFIXES if name.endswith(suffix)), "other")
+    if cls is not None:  # a registered class keeps its stage; an unknown name is asked again, cheaply
+        _STAGES_SEEN[qualified_type] = stage
+    return stage
 
 
 @dataclass
@@ -105,9 +117,9 @@ class NoSpan:
         return {}
 
 
-# The span tags passed on to OpenTelemetry. Haystack also tags each span with the component's wiring (input
-# and output specs) and the pipeline's inputs; serialising those took 0.7 ms a call, and the inputs are the
-# caller's arguments: user data, which no span sends anywhere.
+# The span tags passed on to OpenTelemetry. Haystack also tags each span with the component's wiring (input and output
+# specs) and the pipeline's inputs; serialising those is a measurable share of a call (docs/results/benchmarks.md), and
+# the inputs are the caller's arguments: user data, which no span sends anywhere.
 EXPORTED_TAGS = ("haystack.component.name", "haystack.component.type", "haystack.component.visits")
 
 
@@ -141,7 +153,7 @@ class StageTracer:
             with self._span(operation_name, tags, parent_span) as span:
                 yield span
             return
-        stage = stage_of(str(tags.get("haystack.component.type", "")))
+        stage = stage_of(str(tags.get("haystack.component.fully_qualified_type", "")))
         started = time.perf_counter()
         try:
             with self._span(operation_name, tags, parent_span) as span:

@@ -194,7 +194,7 @@ def test_stated_experience_agrees_with_annotations_on_real_cvs() -> None:
 @pytest.mark.shared_data
 def test_open_ranges_of_undated_real_cvs_are_not_measured_to_today() -> None:
     """The resumes have no `as_of`; measured to today their "to Present" ranges were 8.8 years too long on
-    average and 15 of 20 levels too high (scripts/cv_experience_accuracy.py). Guard the lower bound."""
+    average and 15 of 20 levels too high (scripts/studies/cv_experience_accuracy.py). Guard the lower bound."""
     errors, overclaimed = [], 0
     for line in RESUMES.read_text().splitlines():
         record = json.loads(line)

@@ -2,7 +2,7 @@
 
 from components.cv_profile import SkillVocabulary
 from components.skills import names_skill
-from tests.conftest import PROJECT
+from tests.support.project import PROJECT
 
 VOCABULARY = SkillVocabulary.load(PROJECT / "configs" / "skills.yaml")
 

@@ -10,10 +10,15 @@ from pathlib import Path
 import httpx
 import pytest
 from fastmcp import Client
+from haystack import component
+from haystack.core.serialization import generate_qualified_class_name
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client.parser import text_string_to_metric_families
 
+from components.linked_page import LinkedPage
 from haygate.cli import main
+from haygate.components.query_builder import QueryBuilder
+from haygate.components.response_formatter import ResponseFormatter
 from haygate.gateway.runtime import Gateway
 from haygate.logs import log_handler
 from haygate.server.http import build_http_app
@@ -21,12 +26,23 @@ from haygate.server.mcp import build_mcp
 from haygate.server.service import GatewayService
 from haygate.server.telemetry import Telemetry, stage_of
 from haygate.settings import Settings
-from tests.conftest import serve
+from tests.support.serving import serve
 
 pytestmark = pytest.mark.integration
 
 TOKEN = "observability-token"
 QUERY = {"query": "how do NOT filters work", "max_results": 3}
+
+
+@component
+class Declared:
+    """A component of no known name that says where it belongs."""
+
+    stage = "ranking"
+
+    @component.output_types(value=int)
+    def run(self, value: int) -> dict[str, int]:
+        return {"value": value}
 
 
 @pytest.fixture
@@ -207,8 +223,19 @@ def test_stats_without_a_server_reads_the_collections(
     assert figures["collections"]["docs"]["documents"] > 0
 
 
-def test_components_fall_into_stages() -> None:
-    assert stage_of("DenseTextEmbedder") == stage_of("SentenceTransformersTextEmbedder") == "query_embedding"
-    assert stage_of("HybridRetriever") == stage_of("QdrantHybridRetriever") == "store"
-    assert stage_of("SkillCoverageRanker") == stage_of("Ranker") == "ranking"
-    assert stage_of("ResponseFormatter") == "formatting" and stage_of("Something") == "other"
+def test_a_component_declares_its_stage() -> None:
+    """The stage comes from the class (found by the span's fully qualified type in Haystack's registry)."""
+    assert stage_of(generate_qualified_class_name(QueryBuilder)) == "query_building"
+    assert stage_of(generate_qualified_class_name(ResponseFormatter)) == "formatting"
+    assert stage_of(generate_qualified_class_name(LinkedPage)) == "store"  # a project's own: haygate names no class
+    assert stage_of(generate_qualified_class_name(Declared)) == "ranking"  # a name no suffix places
+
+
+def test_a_component_without_a_stage_is_placed_by_haystack_s_naming() -> None:
+    assert stage_of("haygate.components.dense_text_embedder.DenseTextEmbedder") == "query_embedding"
+    assert stage_of("haystack_integrations.components.embedders.fastembed.FastembedTextEmbedder") == "query_embedding"
+    assert stage_of("haygate.components.hybrid_retriever.HybridRetriever") == "store"
+    assert stage_of("haystack_integrations.components.retrievers.qdrant.QdrantHybridRetriever") == "store"
+    assert stage_of("components.skill_coverage_ranker.SkillCoverageRanker") == "ranking"
+    assert stage_of("haystack.components.converters.output_adapter.OutputAdapter") == "formatting"
+    assert stage_of("somewhere.Something") == stage_of("") == "other"

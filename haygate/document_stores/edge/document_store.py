@@ -89,9 +89,8 @@ INDEX_TYPES: dict[str, Any] = {
 
 
 def return_freed_memory() -> None:
-    """Give the heap that an index build freed back to the system (glibc keeps it otherwise).
-
-    Measured on 50,000 synthetic docs: RSS after `optimize` 1,048 MB, after the trim 807 MB."""
+    """Give the heap that an index build freed back to the system (glibc keeps it otherwise): a server's
+    memory after a build would otherwise stay at the build's peak (docs/results/benchmarks.md has the figures)."""
     libc = _libc()
     if libc is not None:
         libc.malloc_trim(0)
@@ -451,8 +450,9 @@ class EdgeDocumentStore(HybridDocumentStore):
         return changed
 
     def optimize_aside(self, stop: threading.Event | None = None) -> bool:
-        """`optimize()`, in another process, while this one goes on answering: the engine holds the GIL for
-        the whole of a build (25.7 s for 30,000 vectors here), so a server never builds in its own process.
+        """`optimize()`, in another process, while this one goes on answering: the engine holds the GIL for the whole of
+        a build (tens of seconds for a large collection: docs/results/benchmarks.md), so a server never builds in its
+        own process.
 
         The shard is copied (writers wait for the copy, readers do not), a child process
         (`haygate.document_stores.edge.build`) optimizes the copy, and the built copy takes the shard's place
@@ -631,8 +631,8 @@ class EdgeDocumentStore(HybridDocumentStore):
             matching = int(self.shard.count(qe.CountRequest(exact=True, filter=condition)))
             if not matching:
                 return set()
-            # Counts are not used, only which values occur: the estimated count is 20 to 50x faster (3 against
-            # 160 ms on 2,467 chunks) and names the same values, with a limit no smaller than the documents.
+            # Counts are not used, only which values occur: the estimated count is an order of magnitude
+            # faster and names the same values, with a limit no smaller than the documents.
             found = self.shard.facet(qe.FacetRequest(field, limit=matching, exact=False, filter=condition))
         return {hit.value for hit in found.hits}
 

@@ -60,6 +60,9 @@ class TestFullTextQuery:
         assert "only stop words ('what', 'is', 'the')" in out["metadata"]["message"]
         blank = FullTextQuery(tiny_store).run(query="   ")
         assert blank["unmatchable"] is True and "no words" in blank["metadata"]["message"]
+        for symbols in ("!?", "-- , ;"):  # raw mode too: no terms is no mistake in its syntax
+            raw = FullTextQuery(tiny_store).run(query=symbols, match_mode="raw")
+            assert raw["unmatchable"] is True and "no words" in raw["metadata"]["message"]
         assert FullTextQuery(tiny_store).run(query="red fox")["unmatchable"] is False
 
     def test_run_expands_prefixes_from_the_matching_documents(self, tiny_store: EdgeDocumentStore) -> None:

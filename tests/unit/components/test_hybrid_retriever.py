@@ -1,5 +1,6 @@
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 import yaml
@@ -12,7 +13,7 @@ from haygate.document_stores.payload import PASSAGE_EMBEDDINGS
 from haygate.errors import ConfigurationError, FilterError, InvalidRequestError, envelope
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
-from tests.conftest import copy_project, make_settings
+from tests.support.project import copy_project, make_settings
 
 
 def fill(store: EdgeDocumentStore) -> None:
@@ -73,8 +74,8 @@ class TestHybridRetriever:
             assert words in caught.value.message
 
     def test_settings_that_count_are_accepted(self, tiny_store: EdgeDocumentStore) -> None:
-        assert HybridRetriever(tiny_store, fusion="dbsf", prefetch_limit=200, top_k=100).fusion == "dbsf"
-        assert HybridRetriever(tiny_store, fusion="rrf", rrf_k=2, weights={"dense": 2.0}).rrf_k == 2
+        assert HybridRetriever(tiny_store, fusion="dbsf", prefetch_limit=200, top_k=100).policy.fusion == "dbsf"
+        assert HybridRetriever(tiny_store, fusion="rrf", rrf_k=2, weights={"dense": 2.0}).policy.rrf_k == 2
         weighted = HybridRetriever(
             tiny_store,
             fusion="sum",
@@ -83,7 +84,7 @@ class TestHybridRetriever:
             text_fields=["content", "meta.title"],
             weights={"text:meta.title": 5.0, "text:content": 1.0},
         )
-        assert weighted.weights["text:meta.title"] == 5.0
+        assert weighted.policy.weights["text:meta.title"] == 5.0
         alone = HybridRetriever(tiny_store, use_sparse=False, top_k=7)  # one source, nothing fusion-related set
         assert alone.to_dict()["init_parameters"]["fusion"] is None
 
@@ -229,7 +230,7 @@ class TestHybridRetriever:
 
     def test_from_dict(self, tiny_store: EdgeDocumentStore) -> None:
         retriever = HybridRetriever.from_dict(HybridRetriever(tiny_store, weights={"dense": 2.0}).to_dict())
-        assert retriever.weights == {"dense": 2.0} and isinstance(retriever.document_store, EdgeDocumentStore)
+        assert retriever.policy.weights == {"dense": 2.0} and isinstance(retriever.document_store, EdgeDocumentStore)
         assert retriever.document_store.path == tiny_store.path
 
     def test_run_on_an_empty_collection_says_so(self, tiny_store: EdgeDocumentStore) -> None:
@@ -345,6 +346,26 @@ class TestHybridRetriever:
             retriever.run(query_embedding=[1.0, 2.0, 0.0], rrf_k=5)
         assert caught.value.details == {"field": "rrf_k"}
         assert retriever.run(query_embedding=[1.0, 2.0, 0.0])["documents"]  # without it, the call runs
+
+    def test_run_is_one_call_of_the_store_with_the_settings_policy(self, tiny_store: EdgeDocumentStore) -> None:
+        """Thin, as qdrant-haystack's retrievers are: the store applies the policy, in one method."""
+        retriever = HybridRetriever(tiny_store, top_k=4)
+        sparse = SparseEmbedding(indices=[2], values=[1.0])
+        with patch.object(tiny_store, "retrieve", wraps=tiny_store.retrieve) as retrieve:
+            out = retriever.run(query_embedding=[1.0, 2.0, 0.0], query_sparse_embedding=sparse, rrf_k=5)
+        retrieve.assert_called_once_with(
+            retriever.policy,
+            dense=[1.0, 2.0, 0.0],
+            sparse=sparse,
+            text=None,
+            filters=None,
+            relaxed_filters=None,
+            top_k=None,
+            rrf_k=5,
+            min_score=None,
+            unmatchable=False,
+        )
+        assert out == {"documents": [], "collection_count": 0, "metadata": {}}
 
     def test_run_without_query_text_lists_by_filter(self, tiny_store: EdgeDocumentStore) -> None:
         fill(tiny_store)

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
-from tests.unit.document_stores.conformance import EMBEDDING_DIM, PAYLOAD_INDEXES, HaystackSuites
+from tests.support.store_conformance import EMBEDDING_DIM, PAYLOAD_INDEXES, HaystackSuites
 
 COLLECTION = "conformance"
 

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 import pytest
 
 from haygate.document_stores.server.document_store import QdrantServerStore
-from tests.unit.document_stores.conformance import EMBEDDING_DIM, PAYLOAD_INDEXES, HaystackSuites
+from tests.support.store_conformance import EMBEDDING_DIM, PAYLOAD_INDEXES, HaystackSuites
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # local mode: "payload indexes have no effect"
 
