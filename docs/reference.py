@@ -1,7 +1,7 @@
 """The Reference pages of the documentation site, rendered from the code so that they cannot drift from it.
 
 `docs/gen_reference.py` writes each page of `PAGES` when the site builds (mkdocs-gen-files), and
-`tests/unit/test_reference_pages.py` renders them without building it. Every table is read off the code: the
+`tests/project/test_reference_pages.py` renders them without building it. Every table is read off the code: the
 argparse parser, `Settings`, the pydantic models of the YAML files, the error classes and the component
 classes, so a new option, setting, key, error or component appears here with no prose to edit. The hand-kept
 tables are the few things the code holds as behaviour rather than data (a pipeline file's keys, which Haystack
@@ -531,34 +531,61 @@ def cli_page() -> str:
         for group in sub._mutually_exclusive_groups:
             names = ", ".join(code(action.option_strings[-1]) for action in group._group_actions)
             lines += [f"Give {'exactly' if group.required else 'at most'} one of {names}.", ""]
-    return "\n".join(lines)
+    return "\n".join([*lines, *ingest_report_sections()])
+
+
+def ingest_report_sections() -> list[str]:
+    """The ingest report's fields, from the one model the writer fills, the CLI prints and a server's write
+    answers (`haygate.ingest.report`)."""
+    from pydantic import TypeAdapter
+
+    from haygate.ingest.report import IngestReport
+
+    schema = TypeAdapter(IngestReport).json_schema(mode="serialization")
+    lines = [
+        "## The ingest report {#ingest-report}",
+        "",
+        text(first_sentence(IngestReport.__doc__)) + " A write to a running server answers it as JSON "
+        "(`PUT /api/collections/{collection}/records`); `haygate ingest` prints its summary.",
+        "",
+    ]
+    for title, properties in (
+        ("Report", schema["properties"]),
+        ("Each refused record", schema["$defs"]["Refusal"]["properties"]),
+    ):
+        rows = [
+            (code(name), code(prop.get("type", "array")), text(prop.get("description", "")))
+            for name, prop in properties.items()
+        ]
+        lines += [f"**{title}**", "", table(("Field", "Type", "What it is"), rows), ""]
+    return lines
 
 
 # -- errors ------------------------------------------------------------------------------------------------
 
-# What each exit status of `haygate` means; the tests hold the names to haygate.cli's EXIT_* constants.
+# What each exit status of `haygate` means; the tests hold the names to `haygate.errors.ExitCode`.
 EXIT_MEANINGS: dict[str, str] = {
-    "EXIT_OK": "Done.",
-    "EXIT_FAILED": "The command ran, and some of its work failed: records refused at ingest, ids not found at "
+    "OK": "Done.",
+    "FAILED": "The command ran, and some of its work failed: records refused at ingest, ids not found at "
     "delete, a tool call's error (its envelope printed to stderr as JSON).",
-    "EXIT_CONFIG": "Nothing was done: no project, a declaration, pipeline or setting that is wrong (what "
+    "CONFIG": "Nothing was done: no project, a declaration, pipeline or setting that is wrong (what "
     "`haygate validate` reports), or arguments the command cannot take (argparse's own usage errors exit 2 too).",
-    "EXIT_IN_USE": "Another process holds a collection's embedded store; stop it, or let the command go through "
+    "IN_USE": "Another process holds a collection's embedded store; stop it, or let the command go through "
     "the server that holds it.",
-    "EXIT_STORAGE": "The data dir is full, unwritable or damaged; the message says what to do (free space, fix "
+    "STORAGE": "The data dir is full, unwritable or damaged; the message says what to do (free space, fix "
     "permissions, `haygate repair`).",
 }
 
 
 def exit_codes() -> dict[str, int]:
-    """haygate.cli's EXIT_* constants, by name."""
-    from haygate import cli
+    """haygate's exit statuses (`haygate.errors.ExitCode`), by the names the page gives them."""
+    from haygate.errors import ExitCode
 
-    return {name: value for name, value in vars(cli).items() if name.startswith("EXIT_") and isinstance(value, int)}
+    return {member.name: member.value for member in ExitCode}
 
 
 def cli_error_exits() -> list[tuple[type, str, bool]]:
-    """How `haygate` ends on an error: `(error class, EXIT_* name, prints the JSON envelope)` per `except` of
+    """How `haygate` ends on an error: `(error class, ExitCode name, prints the JSON envelope)` per `except` of
     `haygate.cli.main`, in order (the first that matches wins), read from its source."""
     from haygate import cli, errors
 
@@ -568,7 +595,9 @@ def cli_error_exits() -> list[tuple[type, str, bool]]:
             if not isinstance(handler.type, ast.Name):
                 continue
             returned = [
-                n.value.id for n in ast.walk(handler) if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)
+                n.value.attr
+                for n in ast.walk(handler)
+                if isinstance(n, ast.Return) and isinstance(n.value, ast.Attribute)
             ]
             enveloped = any(isinstance(n, ast.Name) and n.id == "envelope" for n in ast.walk(handler))
             if returned:
@@ -688,7 +717,12 @@ def errors_page() -> str:
         table(
             ("Exit code", "Name", "What it means", "Errors that end with it"),
             [
-                (str(value), code(name), text(EXIT_MEANINGS.get(name, "")), ", ".join(by_exit.get(name, [])))
+                (
+                    str(value),
+                    code(f"ExitCode.{name}"),
+                    text(EXIT_MEANINGS.get(name, "")),
+                    ", ".join(by_exit.get(name, [])),
+                )
                 for name, value in sorted(exits.items(), key=lambda item: item[1])
             ],
         ),

@@ -13,29 +13,13 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from haygate._env import torch_loaded
+from haygate.compat import torch_loaded
 from haygate.errors import InvalidRequestError
 from haygate.gateway.loader import Loader
 from haygate.ingest.indexer import Collection, delete_records, ingest_records
 from haygate.ingest.readers import SourceRecord, as_source_record
-from haygate.ingest.report import IngestReport
 
 logger = logging.getLogger(__name__)
-
-
-def report_dict(report: IngestReport) -> dict[str, Any]:
-    return {
-        "collection": report.collection,
-        "records": report.records,
-        "added": report.added,
-        "updated": report.updated,
-        "unchanged": report.unchanged,
-        "duplicates": report.duplicates,
-        "refused": [{"index": r.index, "where": r.where, "reason": r.reason} for r in report.refused],
-        "warnings": report.warnings,
-        "chunks": report.chunks,
-        "seconds": round(report.seconds, 3),
-    }
 
 
 @contextmanager
@@ -96,7 +80,7 @@ class Writer:
             report = ingest_records(target, items, optimize=False)
         if report.written:
             self._optimize_later(collection)
-        return report_dict(report)
+        return report.as_dict()
 
     def delete(self, collection: str, ids: list[str]) -> dict[str, Any]:
         """Delete records, all their chunks, by record id; ids that are not there are listed, not an error."""

@@ -39,7 +39,7 @@ LONG_RECORDS_NAMED = 3  # a warning about more long records names the longest on
 
 class Runner(Protocol):
     """Runs a pipeline as `Pipeline.run(data, include_outputs_from=...)` does: haygate's fixed schedule of a
-    loop-free pipeline (`haygate.gateway.executor.Schedule`), which copies a value only for a second consumer
+    loop-free pipeline (`haygate.compat.schedule.Schedule`), which copies a value only for a second consumer
     and so does not deep-copy every embedding of every batch, as Haystack's planner does."""
 
     def run(self, data: dict[str, dict[str, Any]], include_outputs_from: set[str]) -> dict[str, Any]: ...
@@ -277,7 +277,7 @@ def _index_one_by_one(
             problem = cause_of(error)
             if not isinstance(problem, InvalidRecordError):
                 raise
-            report.refused.append(Refusal(record.where, index, problem.message))
+            report.refused.append(Refusal(index=index, where=record.where, reason=problem.message))
             failed.add(index)
     return failed, written
 
@@ -372,12 +372,12 @@ def _map_batch(
             report.duplicates += 1
             continue
         if record.error or record.data is None:
-            report.refused.append(Refusal(record.where, index, record.error or "no data"))
+            report.refused.append(Refusal(index=index, where=record.where, reason=record.error or "no data"))
             continue
         try:
             mapped.append((index, record, to_document(record.data, collection.schema, collection.fingerprint)))
         except InvalidRecordError as error:
-            report.refused.append(Refusal(record.where, index, error.message))
+            report.refused.append(Refusal(index=index, where=record.where, reason=error.message))
     return mapped
 
 

@@ -60,6 +60,13 @@ def to_document(record: dict[str, Any], schema: CollectionSchema, fingerprint: s
 
     :param fingerprint: of the indexing configuration; a changed pipeline changes every record's hash.
     """
+    broken = unencodable(record)
+    if broken is not None:
+        msg = (
+            f"field '{broken}' holds a lone surrogate (a JSON escape such as \\ud800 with no pair), which is not "
+            "text a store can hold; send valid Unicode"
+        )
+        raise InvalidRecordError(msg, {"field": broken})
     try:
         record = typed_record(record, schema.record.fields)
     except ValueError as error:
@@ -78,3 +85,22 @@ def to_document(record: dict[str, Any], schema: CollectionSchema, fingerprint: s
     meta[RECORD_ID] = rid
     meta[RECORD_HASH] = digest.hexdigest()[:32]
     return Document(id=rid, content=text, meta=meta)
+
+
+def unencodable(value: Any, path: str = "") -> str | None:
+    """The first field (`title`, `links[2].key`) whose text UTF-8 cannot encode: JSON lets an escape name half
+    of a surrogate pair, and no store takes it."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path or "(the record)"
+        return None
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in children:
+        name = str(key).encode("utf-8", "backslashreplace").decode()  # a key may be the broken text itself
+        where = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{name}".lstrip(".")
+        found = (where if name != key and isinstance(key, str) else None) or unencodable(child, where)
+        if found:
+            return found
+    return None

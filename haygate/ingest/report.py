@@ -1,7 +1,8 @@
 """What an ingest did, and how it paces its batches: no Haystack here, so the `haygate` command can report an
 ingest that a running server does (`haygate.remote`) without loading it."""
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 BATCH_RECORDS = 1024  # large batches let sentence-transformers sort by length across more texts
 PROGRESS_SECONDS = 2.0  # with a progress bar, a batch is sized to take about this long
@@ -22,22 +23,54 @@ class Pacer:
         self.size = self.largest if per_record <= 0 else max(1, min(self.largest, round(self.seconds / per_record)))
 
 
+# How pydantic reads these dataclasses where a schema is wanted (the server's OpenAPI document): each field's
+# docstring is its description, and every field is in every answer. A plain dict, so nothing here imports
+# pydantic: the `haygate` command reads reports without it.
+SCHEMA_CONFIG = {"use_attribute_docstrings": True, "json_schema_serialization_defaults_required": True}
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A record the ingest refused, and why."""
+
+    __pydantic_config__ = SCHEMA_CONFIG
+
+    index: int
+    """Its position among the records of this ingest, from 0."""
+    where: str
+    """Where the record came from: `file:line` (`request:N` for the Nth record of a request)."""
+    reason: str
+    """Why it was refused: what to change."""
+
+
 @dataclass
 class IngestReport:
-    """What an ingest did with each record: added, updated, unchanged or refused (with why)."""
+    """What an ingest did with each record: added, updated, unchanged or refused (with why). The `haygate`
+    command prints it; a write to a running server answers it (`as_dict`)."""
+
+    __pydantic_config__ = SCHEMA_CONFIG
 
     collection: str
+    """The collection written."""
     records: int = 0
+    """Records read."""
     added: int = 0
+    """Records that were new."""
     updated: int = 0
+    """Records that replaced an earlier version of themselves."""
     unchanged: int = 0
-    duplicates: int = 0  # records whose id comes again later in the same input: the last one is kept
-    refused: list["Refusal"] = field(default_factory=list)
+    """Records already stored as they are: skipped."""
+    duplicates: int = 0
+    """Records whose id comes again later in the same input: the last one is kept."""
+    refused: list[Refusal] = field(default_factory=list)
+    """Each record that was refused, with why; the others landed."""
     warnings: list[str] = field(default_factory=list)
-    # What the indexing pipeline wrote: the new or changed records' chunks (one for a record it does not split),
-    # and whatever it writes beside them (a CV's phrases). What an ingest's time goes on.
+    """What landed but may not be what was meant (a long record embedded whole)."""
     chunks: int = 0
-    seconds: float = 0.0  # spent on the batches: mapping, splitting, embedding, writing; not the final optimize
+    """Documents written after splitting: the new or changed records' chunks (one for a record the indexing
+    pipeline does not split), and whatever it writes beside them (a CV's phrases)."""
+    seconds: float = 0.0
+    """Time the batches took: mapping, splitting, embedding and storing; not the final optimize."""
 
     @property
     def written(self) -> int:
@@ -51,6 +84,10 @@ class IngestReport:
     @property
     def chunks_per_second(self) -> float:
         return self.chunks / self.seconds if self.seconds > 0 else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        """The report as JSON, as a write answers it (to the millisecond: the figure is a duration)."""
+        return asdict(replace(self, seconds=round(self.seconds, 3)))
 
     def throughput(self) -> str:
         """`57 chunks written (13.6 chunks/s)`; the rate only once something was written."""
@@ -66,10 +103,3 @@ class IngestReport:
             f"{self.collection}: {self.records} records read, {self.written} new or changed, "
             f"{self.unchanged} unchanged, {len(self.refused)} rejected{written}{repeated}{warned}"
         )
-
-
-@dataclass(frozen=True)
-class Refusal:
-    where: str  # file:line
-    index: int  # position among the records of this ingest, from 0
-    reason: str

@@ -118,31 +118,8 @@ def read_set(root: Path, name: str, split: str) -> dict[str, Any]:
 def save_set(root: Path, name: str, body: Any, served: set[str]) -> dict[str, Any]:
     """Write one split of a judged set, keeping the other splits' queries and grades and any eval.yaml keys
     the tab does not set (a corpus, metrics)."""
-    try:
-        saved = SavedSet.model_validate(body)
-    except ValidationError as error:
-        problem = error.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"]) or "body"
-        raise InvalidRequestError(f"judged set: {where}: {problem['msg']}", {"field": where}) from None
-    if saved.tool not in served:
-        msg = f"tool '{saved.tool}' is not served here; served: {', '.join(sorted(served))}"
-        raise InvalidRequestError(msg, {"field": "tool"})
+    saved = checked(body, served)
     ids = [q.id for q in saved.queries]
-    if len(set(ids)) != len(ids):
-        raise InvalidRequestError("judged set: two queries have one id", {"field": "queries"})
-    for query_id, judged in saved.grades.items():
-        if query_id not in ids:
-            raise InvalidRequestError(f"judged set: grades for '{query_id}', which is no query", {"field": "grades"})
-        bad = {doc: grade for doc, grade in judged.items() if grade not in range(4) or not _usable_id(doc)}
-        if bad:
-            msg = (
-                f"judged set: query '{query_id}': a grade is 0, 1, 2 or 3 for an id with no tab, line break or "
-                f"surrounding space, got {bad}"
-            )
-            raise InvalidRequestError(msg, {"field": "grades"})
-    strays = sorted(set(saved.seen) - set(ids))
-    if strays:
-        raise InvalidRequestError(f"judged set: rankings seen for {strays}, which are no queries", {"field": "seen"})
     folder = set_folder(root, name)
     folder.mkdir(parents=True, exist_ok=True)
     spec = _spec(folder).model_dump(mode="json", exclude_none=True) if (folder / SPEC_FILE).is_file() else {}
@@ -169,6 +146,25 @@ def save_set(root: Path, name: str, body: Any, served: set[str]) -> dict[str, An
         for q, ranking in saved.seen.items()
     }
 
+    _write_set(folder, queries, grades, spec, judging)
+    judged_count = sum(len(docs) for docs in grades[saved.split].values())
+    return {
+        "name": name,
+        "folder": f"{root.name}/{name}",
+        "split": saved.split,
+        "queries": len(saved.queries),
+        "judged": judged_count,
+    }
+
+
+def _write_set(
+    folder: Path,
+    queries: dict[str, dict[str, Any]],
+    grades: dict[str, dict[str, dict[str, int]]],
+    spec: dict[str, Any],
+    judging: dict[str, Any],
+) -> None:
+    """Every file of a set, each whole or not at all: its queries, each split's qrels, its spec, the rankings."""
     rows = []
     for entry in queries.values():
         metadata: dict[str, Any] = {"split": entry["split"]}
@@ -183,14 +179,36 @@ def save_set(root: Path, name: str, body: Any, served: set[str]) -> dict[str, An
         _write(folder / "qrels" / f"{split}.tsv", "\n".join(lines) + "\n")
     _write(folder / SPEC_FILE, yaml.safe_dump(spec, sort_keys=False))
     _write(folder / JUDGING_FILE, json.dumps(judging, indent=1) + "\n")
-    judged_count = sum(len(docs) for docs in grades[saved.split].values())
-    return {
-        "name": name,
-        "folder": f"{root.name}/{name}",
-        "split": saved.split,
-        "queries": len(saved.queries),
-        "judged": judged_count,
-    }
+
+
+def checked(body: Any, served: set[str]) -> SavedSet:
+    """What the tab sent, refused (with where) unless it would read back as it was saved."""
+    try:
+        saved = SavedSet.model_validate(body)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"]) or "body"
+        raise InvalidRequestError(f"judged set: {where}: {problem['msg']}", {"field": where}) from None
+    if saved.tool not in served:
+        msg = f"tool '{saved.tool}' is not served here; served: {', '.join(sorted(served))}"
+        raise InvalidRequestError(msg, {"field": "tool"})
+    ids = [q.id for q in saved.queries]
+    if len(set(ids)) != len(ids):
+        raise InvalidRequestError("judged set: two queries have one id", {"field": "queries"})
+    for query_id, judged in saved.grades.items():
+        if query_id not in ids:
+            raise InvalidRequestError(f"judged set: grades for '{query_id}', which is no query", {"field": "grades"})
+        bad = {doc: grade for doc, grade in judged.items() if grade not in range(4) or not _usable_id(doc)}
+        if bad:
+            msg = (
+                f"judged set: query '{query_id}': a grade is 0, 1, 2 or 3 for an id with no tab, line break or "
+                f"surrounding space, got {bad}"
+            )
+            raise InvalidRequestError(msg, {"field": "grades"})
+    strays = sorted(set(saved.seen) - set(ids))
+    if strays:
+        raise InvalidRequestError(f"judged set: rankings seen for {strays}, which are no queries", {"field": "seen"})
+    return saved
 
 
 def _usable_id(judged_id: str) -> bool:

@@ -3,9 +3,10 @@
 The tool schemas are MCP's, made exact for OpenAPI 3.1: an optional parameter that defaults to null says
 it takes null. Each tool's example request is its declaration's own examples. Each collection's write routes
 have their own path, with the record fields its YAML declares, and links from a write to the delete of what
-it wrote (a contract tester follows them). The page is Swagger UI from the installed `swagger-ui-bundle-v2`
-package (no CDN); a bearer token typed into it is kept for the tab only and sent with every request the page
-makes, the document's own fetch included.
+it wrote (a contract tester follows them). What the routes answer is published from the models that
+describe it (`replies`): a write's `IngestReport`, the error envelope, health, reload and delete. The page is
+Swagger UI from the installed `swagger-ui-bundle-v2` package (no CDN); a bearer token typed into it is kept
+for the tab only and sent with every request the page makes, the document's own fetch included.
 """
 
 import copy
@@ -17,6 +18,7 @@ from haygate.errors import HTTP_STATUS
 from haygate.gateway.declarations import ToolDeclaration
 from haygate.ingest.fields import FieldSpec
 from haygate.ingest.schema import CollectionSchema, load_schema
+from haygate.server.replies import ref, schemas
 
 SWAGGER_UI = "/docs/static"
 # Every request may meet the trust boundary (FORBIDDEN: a foreign Host or Origin) and the body limit.
@@ -30,7 +32,6 @@ CALL_ERRORS = (
     "INTERNAL_ERROR",
 )
 WRITE_ERRORS = (*CALL_ERRORS, "STORE_IN_USE", "STORAGE_FULL", "STORE_DAMAGED")
-ERROR_REF = {"$ref": "#/components/schemas/Error"}
 JSON_TYPES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean", "object": "object"}
 
 
@@ -54,11 +55,17 @@ def example_request(declaration: ToolDeclaration) -> dict[str, Any]:
     return {name: spec.examples[0] for name, spec in declaration.parameters.items() if spec.required and spec.examples}
 
 
+def _json(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"content": {"application/json": {"schema": schema}}}
+
+
+def _reply(description: str, name: str) -> dict[str, Any]:
+    """A response whose schema is one of the replies' (`replies.schemas`)."""
+    return {"description": description, **_json(ref(name))}
+
+
 def _errors(codes: tuple[str, ...]) -> dict[str, Any]:
-    return {
-        str(HTTP_STATUS[code]): {"description": code, "content": {"application/json": {"schema": ERROR_REF}}}
-        for code in codes
-    }
+    return {str(HTTP_STATUS[code]): _reply(code, "Error") for code in codes}
 
 
 def tool_operation(declaration: ToolDeclaration, secured: bool) -> dict[str, Any]:
@@ -80,13 +87,7 @@ def tool_operation(declaration: ToolDeclaration, secured: bool) -> dict[str, Any
                     }
                 },
             },
-            "responses": {
-                "200": {
-                    "description": "Result",
-                    "content": {"application/json": {"schema": declaration.result_schema}},
-                },
-                **_errors(codes),
-            },
+            "responses": {"200": {"description": "Result", **_json(declaration.result_schema)}, **_errors(codes)},
         }
     }
 
@@ -125,98 +126,86 @@ def record_description(record: dict[str, Any]) -> str:
 
 def records_operations(collection: CollectionSchema, secured: bool) -> dict[str, Any]:
     """PUT (upsert) and DELETE of one collection's records, linked: a write, then the delete of what it wrote."""
-    name = collection.name
     codes = WRITE_ERRORS + (("UNAUTHORIZED",) if secured else ())
+    return {"put": upsert_operation(collection, codes), "delete": delete_operation(collection.name, codes)}
+
+
+def upsert_operation(collection: CollectionSchema, codes: tuple[str, ...]) -> dict[str, Any]:
+    """A JSON array of the collection's records, answered with the ingest's report."""
+    name = collection.name
     record = record_schema(collection)
     id_field = record["required"][0] if len(record["required"]) == 1 else None
-    written = {
-        "type": "object",
-        "required": ["collection", "added", "updated", "unchanged", "refused"],
-        "properties": {
-            "collection": {"type": "string"},
-            "records": {"type": "integer"},
-            "added": {"type": "integer"},
-            "updated": {"type": "integer"},
-            "unchanged": {"type": "integer"},
-            "duplicates": {"type": "integer"},
-            "refused": {"type": "array", "items": {"type": "object"}},
-            "warnings": {"type": "array", "items": {"type": "string"}},
-            "chunks": {"type": "integer", "description": "documents written after splitting"},
-            "seconds": {"type": "number", "description": "time the write's embedding and storing took"},
+    delete_the_first = {"operationId": f"delete_{name}_records", "parameters": {"id": f"$request.body#/0/{id_field}"}}
+    records = {"type": "array", "minItems": 1, "items": {"type": "object", "description": record_description(record)}}
+    written = _reply("What became of each record: added, updated, unchanged or refused (with why)", "IngestReport")
+    return {
+        "operationId": f"upsert_{name}_records",
+        "tags": ["collections"],
+        "summary": f"Upsert records of '{name}' (a JSON array, or JSONL); durable when it answers",
+        "description": collection.description or name,
+        # JSONL (application/jsonl, one record per line) is taken too; a JSON array is the contract.
+        "requestBody": {"required": True, **_json(records)},
+        "responses": {
+            "200": {**written, **({"links": {"DeleteTheFirstRecord": delete_the_first}} if id_field else {})},
+            **_errors(codes),
         },
     }
-    links = (
-        {
-            "DeleteTheFirstRecord": {
-                "operationId": f"delete_{name}_records",
-                "parameters": {"id": f"$request.body#/0/{id_field}"},
-            }
-        }
-        if id_field
-        else {}
-    )
+
+
+def delete_operation(name: str, codes: tuple[str, ...]) -> dict[str, Any]:
+    """Records deleted by id (`?id=...&id=...`), with all their chunks."""
+    ids = {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
     return {
-        "put": {
-            "operationId": f"upsert_{name}_records",
-            "tags": ["collections"],
-            "summary": f"Upsert records of '{name}' (a JSON array, or JSONL); durable when it answers",
-            "description": collection.description or name,
-            "requestBody": {
-                "required": True,
-                "content": {
-                    # JSONL (application/jsonl, one record per line) is taken too; a JSON array is the contract.
-                    "application/json": {
-                        "schema": {
-                            "type": "array",
-                            "minItems": 1,
-                            "items": {"type": "object", "description": record_description(record)},
-                        }
-                    },
-                },
-            },
-            "responses": {
-                "200": {
-                    "description": "What became of each record: added, updated, unchanged or refused (with why)",
-                    "content": {"application/json": {"schema": written}},
-                    **({"links": links} if links else {}),
-                },
-                **_errors(codes),
-            },
+        "operationId": f"delete_{name}_records",
+        "tags": ["collections"],
+        "summary": f"Delete records of '{name}' by id, with all their chunks",
+        "parameters": [
+            {"name": "id", "in": "query", "required": True, "style": "form", "explode": True, "schema": ids}
+        ],
+        "responses": {
+            "200": _reply("How many records and points went; ids that were not there", "Deleted"),
+            **_errors(codes),
         },
-        "delete": {
-            "operationId": f"delete_{name}_records",
-            "tags": ["collections"],
-            "summary": f"Delete records of '{name}' by id, with all their chunks",
-            "parameters": [
-                {
-                    "name": "id",
-                    "in": "query",
-                    "required": True,
-                    "style": "form",
-                    "explode": True,
-                    "schema": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
-                }
-            ],
-            "responses": {
-                "200": {
-                    "description": "How many records and points went; ids that were not there",
-                    "content": {
-                        "application/json": {
-                            "schema": {
-                                "type": "object",
-                                "required": ["collection", "deleted", "points", "missing"],
-                                "properties": {
-                                    "collection": {"type": "string"},
-                                    "deleted": {"type": "integer"},
-                                    "points": {"type": "integer"},
-                                    "missing": {"type": "array", "items": {"type": "string"}},
-                                },
-                            }
-                        }
-                    },
+    }
+
+
+def operations(secured: bool, metrics_public: bool) -> dict[str, Any]:
+    """The paths of reload, health and metrics."""
+    return {
+        "/api/admin/reload": {
+            "post": {
+                "operationId": "reload",
+                "tags": ["operations"],
+                "summary": "Reload configs/ and pipelines/; swapped in only if every check passes",
+                "responses": {
+                    "200": _reply("Swapped in", "Reloaded"),
+                    "422": _reply("Not swapped in: the problems, and the old tools keep serving", "Reloaded"),
+                    **_errors(("FORBIDDEN", "UNSUPPORTED_MEDIA_TYPE", *(("UNAUTHORIZED",) if secured else ()))),
                 },
-                **_errors(codes),
-            },
+            }
+        },
+        "/health": {
+            "get": {
+                "tags": ["operations"],
+                "summary": "Status; with verbose=true, collections (documents, disk, last write) and calls per tool",
+                "security": [],
+                "parameters": [{"name": "verbose", "in": "query", "required": False, "schema": {"type": "boolean"}}],
+                "responses": {
+                    "200": _reply("Status", "Health"),
+                    **_errors(("VALIDATION_ERROR", "FORBIDDEN")),
+                },
+            }
+        },
+        "/metrics": {
+            "get": {
+                "tags": ["operations"],
+                "summary": "Prometheus metrics (text format)",
+                **({"security": []} if metrics_public else {}),
+                "responses": {
+                    "200": {"description": "Metrics", "content": {"text/plain": {"schema": {"type": "string"}}}},
+                    **_errors(("FORBIDDEN", *(("UNAUTHORIZED",) if secured and not metrics_public else ()))),
+                },
+            }
         },
     }
 
@@ -230,45 +219,7 @@ def openapi_document(service: Any, secured: bool = False) -> dict[str, Any]:
     for path in sorted(service.settings.collections_dir.glob("*.yaml")):
         collection = load_schema(path)
         paths[f"/api/collections/{collection.name}/records"] = records_operations(collection, secured)
-    paths["/api/admin/reload"] = {
-        "post": {
-            "operationId": "reload",
-            "tags": ["operations"],
-            "summary": "Reload configs/ and pipelines/; swapped in only if every check passes",
-            "responses": {
-                "200": {"description": "Swapped in", "content": {"application/json": {"schema": {"type": "object"}}}},
-                "422": {
-                    "description": "Not swapped in: the problems, and the old tools keep serving",
-                    "content": {"application/json": {"schema": {"type": "object"}}},
-                },
-                **_errors(("FORBIDDEN", "UNSUPPORTED_MEDIA_TYPE", *(("UNAUTHORIZED",) if secured else ()))),
-            },
-        }
-    }
-    paths["/health"] = {
-        "get": {
-            "tags": ["operations"],
-            "summary": "Status; with verbose=true, collections (documents, disk, last write) and calls per tool",
-            "security": [],
-            "parameters": [{"name": "verbose", "in": "query", "required": False, "schema": {"type": "boolean"}}],
-            "responses": {
-                "200": {"description": "Status", "content": {"application/json": {"schema": {"type": "object"}}}},
-                **_errors(("VALIDATION_ERROR", "FORBIDDEN")),
-            },
-        }
-    }
-    metrics_public = not secured or service.settings.metrics_public
-    paths["/metrics"] = {
-        "get": {
-            "tags": ["operations"],
-            "summary": "Prometheus metrics (text format)",
-            **({"security": []} if metrics_public else {}),
-            "responses": {
-                "200": {"description": "Metrics", "content": {"text/plain": {"schema": {"type": "string"}}}},
-                **_errors(("FORBIDDEN", *(("UNAUTHORIZED",) if secured and not metrics_public else ()))),
-            },
-        }
-    }
+    paths.update(operations(secured, metrics_public=not secured or service.settings.metrics_public))
     document: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {
@@ -278,23 +229,7 @@ def openapi_document(service: Any, secured: bool = False) -> dict[str, Any]:
         },
         "paths": paths,
         "components": {
-            "schemas": {
-                "Error": {
-                    "type": "object",
-                    "required": ["error"],
-                    "properties": {
-                        "error": {
-                            "type": "object",
-                            "required": ["code", "message", "details"],
-                            "properties": {
-                                "code": {"type": "string", "enum": list(HTTP_STATUS)},
-                                "message": {"type": "string"},
-                                "details": {"type": "object"},
-                            },
-                        }
-                    },
-                }
-            },
+            "schemas": schemas(),
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
     }

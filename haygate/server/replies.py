@@ -1,40 +1,89 @@
-"""What every HTTP route shares: a request body read as JSON (what JSON has no room for is a 422 too), and
-any error answered as the envelope with its status (and `Retry-After` where the error says when)."""
+"""What the REST routes answer, as models: the OpenAPI document's response schemas are derived from these
+(`schemas`), so a reply and its published schema have one owner. A tool's own result is its declaration's
+`result_schema`; a write's report is the ingest's own `IngestReport`."""
 
-import json
-from typing import Any
+from typing import Any, Literal
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from haygate.errors import InvalidRequestError, envelope
+from haygate.errors import HTTP_STATUS
+from haygate.ingest.report import IngestReport
+from haygate.server.service import State
 
-WRITE_OPEN_REFUSAL = (
-    "writes are refused on a server that listens beyond this machine without a token: set HAYGATE_TOKEN"
-)
+REF_TEMPLATE = "#/components/schemas/{model}"
 
 
-def error_response(error: BaseException) -> JSONResponse:
-    status, body = envelope(error)
-    headers = (
-        {"Retry-After": str(body["error"]["details"]["retry_after"])}
-        if status == 503 and "retry_after" in body["error"]["details"]
-        else None
+class ErrorBody(BaseModel):
+    code: str = Field(json_schema_extra={"enum": list(HTTP_STATUS)}, description="What kind of failure.")
+    message: str = Field(description="What went wrong, and what to change.")
+    details: dict[str, Any] = Field(description="The field, value or limit the message is about.")
+
+
+class Error(BaseModel):
+    """Every failure, from every route (MCP's `isError` results carry the same object)."""
+
+    error: ErrorBody
+
+
+class Deleted(BaseModel):
+    """What a delete by id did."""
+
+    collection: str
+    deleted: int = Field(description="Records deleted, with all their chunks.")
+    points: int = Field(description="Stored points (chunks) deleted.")
+    missing: list[str] = Field(description="Ids that were not there.")
+
+
+class Reloaded(BaseModel):
+    """A reload of configs/ and pipelines/: swapped in only if every check passed."""
+
+    reloaded: bool = Field(description="Whether the new configuration is serving now.")
+    tools: list[str] = Field(description="The tools served now.")
+    problems: list[str] = Field(description="Why it was not swapped in (the old tools keep serving).")
+
+
+class RefusedReload(BaseModel):
+    at: str = Field(description="When (UTC, ISO 8601).")
+    problems: list[str]
+
+
+class Health(BaseModel):
+    """The service's status; `collections` and `calls` with `verbose=true`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    status: Literal[State, "degraded"] = Field(
+        description="`degraded`: serving, with problems (a tool left out, a refused reload)."
     )
-    return JSONResponse(body, status_code=status, headers=headers)
+    version: str
+    tools: list[str] = Field(description="The tools served.")
+    problems: list[str]
+    reload_refused: RefusedReload | None = Field(None, description="The last reload, when it was refused.")
+    indexing: list[str] = Field(description="Collections whose indexes are being built aside.")
+    uptime_s: float
+    collections: dict[str, dict[str, Any]] | None = Field(
+        None, description="Per collection: documents, disk use and last write."
+    )
+    calls: dict[str, dict[str, Any]] | None = Field(None, description="Per tool: calls and latency since start.")
 
 
-def no_json_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+REPLIES: dict[str, Any] = {
+    "Error": Error,
+    "IngestReport": IngestReport,
+    "Deleted": Deleted,
+    "Reloaded": Reloaded,
+    "Health": Health,
+}
 
 
-async def json_body(request: Request) -> Any:
-    """The body as JSON. What Python's parser would take but JSON has no room for (NaN, Infinity), or
-    cannot take (an integer of thousands of digits, nesting past the recursion limit), is a 422 too."""
-    try:
-        return json.loads(await request.body(), parse_constant=no_json_constant)
-    except RecursionError:
-        raise InvalidRequestError("request body is nested too deeply to be read") from None
-    except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
-        msg = f"request body must be JSON: {error}"
-        raise InvalidRequestError(msg) from None
+def schemas() -> dict[str, Any]:
+    """Every reply's JSON Schema, with the models they nest, named as the document's components."""
+    adapters = [(name, "serialization", TypeAdapter(model)) for name, model in REPLIES.items()]
+    _, defined = TypeAdapter.json_schemas(adapters, ref_template=REF_TEMPLATE)  # type: ignore[arg-type]
+    return dict(defined["$defs"])
+
+
+def ref(name: str) -> dict[str, str]:
+    """A reference to one of `schemas()`."""
+    assert name in REPLIES, name
+    return {"$ref": REF_TEMPLATE.format(model=name)}

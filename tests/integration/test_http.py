@@ -8,7 +8,7 @@ import pytest
 from fastmcp import Client
 
 from haygate.gateway.runtime import Gateway
-from tests.conftest import http_for, mcp_for, serve
+from tests.support.serving import http_for, mcp_for, serve
 
 pytestmark = pytest.mark.integration
 

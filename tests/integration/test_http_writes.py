@@ -10,8 +10,8 @@ import pytest
 
 from haygate.server.http import build_http_app
 from haygate.server.service import GatewayService
-from tests.conftest import make_settings, serve
-from tests.unit.gateway.test_service import ENTITY, make_home
+from tests.support.project import ENTITY, make_home, make_settings
+from tests.support.serving import serve
 
 pytestmark = pytest.mark.integration
 TOKEN = "write-token-42"
@@ -73,6 +73,12 @@ def test_bad_writes_get_the_envelope(url: str) -> None:
             headers={"content-type": "application/json"},
         )
         assert streamed.status_code == 413  # no Content-Length: counted as it arrives
+        half_a_pair = '[{"entity_type": "bug", "entity_id": "bug:9", "product_id": 1, "title": "a \\ud800 b"}]'
+        lone = http.put(
+            "/api/collections/entities/records", content=half_a_pair, headers={"content-type": "application/json"}
+        )
+        assert lone.status_code == 200 and lone.json()["added"] == 0  # refused alone, with why: not a 500
+        assert "field 'title' holds a lone surrogate" in lone.json()["refused"][0]["reason"]
 
 
 def test_writes_need_the_token_and_are_refused_on_an_open_bind(service: GatewayService) -> None:

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from haygate.errors import InvalidRecordError
-from haygate.ingest.mapping import to_document
+from haygate.ingest.mapping import to_document, unencodable
 from haygate.ingest.schema import schema_for
 
 COLLECTIONS = Path(__file__).resolve().parents[3] / "configs" / "collections"
@@ -43,6 +43,15 @@ def test_missing_content_or_id_is_an_invalid_record() -> None:
         to_document({"_id": "x", "title": "t"}, schema)
     with pytest.raises(InvalidRecordError, match="missing id"):
         to_document({"text": "body"}, schema)
+
+
+def test_text_no_store_can_hold_is_an_invalid_record_naming_its_field() -> None:
+    schema = schema_for("docs", COLLECTIONS)
+    with pytest.raises(InvalidRecordError, match=r"field 'title' holds a lone surrogate") as caught:
+        to_document({"_id": "x", "text": "body", "title": "half \ud800 a pair"}, schema)
+    assert caught.value.details == {"field": "title"}
+    assert unencodable({"links": [{"key": "ok"}, {"key": "\udc00"}]}) == "links[1].key"
+    assert unencodable({"k\udc00": 1}) == "k\\udc00" and unencodable({"a": ["fine", 1, None]}) is None
 
 
 def test_templates_render_nested_records_on_one_line() -> None:

@@ -12,7 +12,7 @@ import yaml
 
 from haygate.gateway.loader import Loader
 from haygate.ingest.indexer import LONG_RECORD_WORDS, IndexingPlan, ingest_files, long_records_warning
-from tests.conftest import copy_project, make_settings
+from tests.support.project import copy_project, make_settings
 
 
 def write(path: Path, records: list[dict[str, Any]]) -> Path:

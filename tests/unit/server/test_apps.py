@@ -11,7 +11,7 @@ import pytest
 
 from haygate.gateway.declarations import ToolDeclaration, load_declarations
 from haygate.server.apps import OPEN_RECORD, RankedList, filters, ranked_list, view_html, view_uri
-from tests.conftest import PROJECT
+from tests.support.project import PROJECT
 
 QUERY = {"type": "string", "required": True, "description": "What to look for, in words.", "examples": ["x"]}
 

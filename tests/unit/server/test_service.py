@@ -1,8 +1,8 @@
 """The running gateway: served at once from the catalog, built in the background, reloaded while serving,
 written to. On a home whose only tools are `search` (no model runs) and the admin tools."""
 
+import functools
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,21 +10,11 @@ import anyio
 import pytest
 import yaml
 
-from haygate.errors import InvalidRequestError, NotFoundError, UnavailableError
+from haygate.components.response_formatter import ResponseFormatter
+from haygate.errors import ConfigurationError, InvalidRequestError, NotFoundError, UnavailableError
 from haygate.server.service import GatewayService
 from haygate.settings import Settings
-from tests.conftest import PROJECT, copy_project, make_settings
-
-ENTITY = {"entity_type": "bug", "entity_id": "bug:1", "product_id": "product:1", "title": "Zebra tooltip"}
-
-
-def make_home(root: Path) -> Path:
-    home = root / "home"
-    copy_project(home, tools=False)
-    (home / "configs" / "tools").mkdir()
-    for name in ("search.yaml", "admin.yaml"):
-        shutil.copy(PROJECT / "configs" / "tools" / name, home / "configs" / "tools")
-    return home
+from tests.support.project import ENTITY, make_home, make_settings
 
 
 @pytest.fixture
@@ -150,6 +140,25 @@ def test_at_start_one_bad_declaration_never_takes_the_others_down(settings: Sett
     service.close()
     with pytest.raises(Exception, match=r"broken\.yaml"):
         GatewayService(settings, strict=True)
+
+
+def test_a_tool_whose_warm_up_call_fails_on_its_configuration_is_left_out_and_health_says_so(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    @functools.wraps(ResponseFormatter.run)  # the same sockets: Haystack reads them from the signature
+    def misconfigured(self: ResponseFormatter, *args: object, **kwargs: object) -> None:
+        raise ConfigurationError("formatter: the model at /srv/models/x cannot load")
+
+    monkeypatch.setattr(ResponseFormatter, "run", misconfigured)  # fails at the first call, not at warm_up()
+    service = GatewayService(settings)
+    service.start(background=False)
+    health = service.health()
+    assert health["status"] == "degraded" and "search" not in health["tools"]
+    [problem] = health["problems"]
+    assert problem.startswith("tool 'search': its example call") and "cannot load" in problem
+    with pytest.raises(UnavailableError, match="declared but not served"):
+        anyio.run(service.call, "search", {"query": "zebra"})
+    service.close()
 
 
 def test_a_tool_left_out_at_start_is_served_once_its_file_is_fixed(settings: Settings) -> None:
