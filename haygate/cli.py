@@ -21,18 +21,19 @@ from types import ModuleType
 from typing import TYPE_CHECKING, NoReturn
 
 from haygate import __version__
-from haygate.errors import ConfigurationError, HaygateError, OperatorError, StoreInUseError, envelope
+from haygate.compat import install
+from haygate.errors import ConfigurationError, ExitCode, HaygateError, OperatorError, StoreInUseError, envelope
 
 if TYPE_CHECKING:
     from haygate.settings import Settings
 
 logger = logging.getLogger("haygate")
 
-EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_IN_USE, EXIT_STORAGE = 0, 1, 2, 3, 4
 WARM_UP_GRACE = 1.0  # seconds the model loading waits for a client's handshake (`initialize`, `tools/list`)
 
 
 def main(argv: list[str] | None = None) -> int:
+    install()  # haygate.compat's patches of Haystack, before any command imports it
     parser = build_parser()
     args = parser.parse_args(argv)
     if hasattr(args, "no_progress"):  # haygate's own progress bars: on a terminal, or when asked
@@ -49,16 +50,16 @@ def main(argv: list[str] | None = None) -> int:
         return run(args)
     except StoreInUseError as error:
         print(f"error: {error.message}", file=sys.stderr)
-        return EXIT_IN_USE
+        return ExitCode.IN_USE
     except OperatorError as error:  # full disk, unwritable or damaged store: the operator reads what to do
         print(f"error: {error.message}", file=sys.stderr)
-        return EXIT_STORAGE
+        return ExitCode.STORAGE
     except ConfigurationError as error:
         print(f"error: {error.message}", file=sys.stderr)
-        return EXIT_CONFIG
+        return ExitCode.CONFIG
     except HaygateError as error:
         print(json.dumps(envelope(error)[1]), file=sys.stderr)  # what a client of the server would see
-        return EXIT_FAILED
+        return ExitCode.FAILED
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,11 +79,11 @@ def run(args: argparse.Namespace) -> int:
     if not settings.has_project and args.handler != "cmd_extract":
         given = bool(args.home or os.environ.get("HAYGATE_HOME"))
         print(f"error: {no_project(settings.home, given)}", file=sys.stderr)
-        return EXIT_CONFIG
+        return ExitCode.CONFIG
     if args.handler in (cmd_serve, "cmd_validate") and not any(settings.tools_dir.glob("*.yaml")):
         msg = f"{settings.tools_dir} declares no tool: add a declaration there, or start from `haygate init DIR`"
         print(f"error: {msg}", file=sys.stderr)
-        return EXIT_CONFIG
+        return ExitCode.CONFIG
     if args.handler is cmd_serve:
         return cmd_serve(args, settings)
     return int(getattr(_commands(), args.handler)(args, settings) or 0)
@@ -105,10 +106,10 @@ def cmd_init(args: argparse.Namespace) -> int:
         written = init_project(target, args.template)
     except TemplateError as error:
         print(f"error: {error}", file=sys.stderr)
-        return EXIT_CONFIG
+        return ExitCode.CONFIG
     print(f"created a haygate project ({args.template}) in {target}: {', '.join(written)}")
     print(f"next: cd {args.directory} && haygate ingest --samples && haygate serve --http")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _commands() -> ModuleType:
@@ -170,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--template",
         choices=["minimal", "full"],
         default="minimal",
-        help="minimal: one docs collection and its search tool; full: this repository's example, the five spec tools",
+        help="minimal: one docs collection and its search tool; full: this repository's example, all its tools",
     )
     init.set_defaults(handler="cmd_init", home=None)
 
@@ -335,7 +336,7 @@ def cmd_serve(args: argparse.Namespace, settings: "Settings") -> NoReturn:
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(EXIT_OK)
+    os._exit(ExitCode.OK)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.edge.repair import repair
-from haygate.errors import ConfigurationError, InvalidRequestError
+from haygate.errors import ConfigurationError, ExitCode, InvalidRequestError
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway, validate
 from haygate.ingest.extract import write_extractions
@@ -33,14 +33,12 @@ from haygate.settings import Settings
 
 logger = logging.getLogger("haygate")
 
-EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
-
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     """Ingest here: no server holds the data dir (`haygate.remote` went through one if it did)."""
     jobs = ingest_jobs(args, settings.home)
     if jobs is None:
-        return EXIT_CONFIG
+        return ExitCode.CONFIG
     failed = False
     with Loader(settings) as loader:
         for collection, files in jobs.items():
@@ -53,17 +51,17 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
                 )
             print_report(report)
             failed = failed or bool(report.errors)
-    return EXIT_FAILED if failed else EXIT_OK
+    return ExitCode.FAILED if failed else ExitCode.OK
 
 
 def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
     if not args.source.is_file():
         print(f"error: {args.source}: no such file", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.FAILED
     counts = write_extractions(args.source, args.out, args.project)
     print(json.dumps({"out": str(args.out), "extractions": dict(sorted(counts.items()))}))
     print(f"ingest them with: haygate ingest knowledge {args.out}", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_optimize(args: argparse.Namespace, settings: Settings) -> int:
@@ -71,24 +69,24 @@ def cmd_optimize(args: argparse.Namespace, settings: Settings) -> int:
         store = loader.store(args.collection)  # an unknown collection is an error, not an empty store
         if not store.exists():
             print(f"error: collection '{args.collection}' is empty; ingest it first", file=sys.stderr)
-            return EXIT_FAILED
+            return ExitCode.FAILED
         started = time.perf_counter()
         store.optimize()
         print(f"{args.collection}: optimized {store.count_documents()} points in {time.perf_counter() - started:.1f} s")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_repair(args: argparse.Namespace, settings: Settings) -> int:
     if settings.qdrant_url:
         print("error: `repair` mends embedded Qdrant Edge shards; a Qdrant server recovers its own", file=sys.stderr)
-        return EXIT_CONFIG
+        return ExitCode.CONFIG
     claim_data_dir(settings.data_dir)  # a running server holds the shard: it has to stop first
     with Loader(settings) as loader:
         store = loader.store(args.collection)
         assert isinstance(store, EdgeDocumentStore)
         report = repair(store, force=args.force, stale_key=RECORD_HASH)
     print(report.summary(), file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
@@ -121,7 +119,7 @@ def cmd_examples(args: argparse.Namespace, settings: Settings) -> int:
 
     if not settings.qdrant_url and not has_data(settings.data_dir):
         print("error: nothing is ingested yet: `haygate ingest COLLECTION FILE...` first", file=sys.stderr)
-        return EXIT_CONFIG
+        return ExitCode.CONFIG
     with Loader(settings) as loader:
         gateway = Gateway.load(loader, strict=False)
         names = [args.tool] if args.tool else sorted(n for n, t in gateway.tools.items() if t.pipeline is not None)
@@ -157,10 +155,10 @@ def cmd_skill(args: argparse.Namespace, settings: Settings) -> int:
             skill = build_skill(project, served, gateway.tools)
     if args.out is None:
         print(skill.main, end="")
-        return EXIT_OK
+        return ExitCode.OK
     skill.write(args.out)
     print(f"wrote {', '.join(sorted(skill.files))} into {args.out}", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def has_data(data_dir: Path) -> bool:
@@ -174,11 +172,11 @@ def cmd_call(args: argparse.Namespace, settings: Settings) -> int:
         arguments = parse_arguments(args.arguments)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
-        return EXIT_CONFIG
+        return ExitCode.CONFIG
     with Loader(settings) as loader:
         result = Gateway.load(loader, only=args.tool).call(args.tool, arguments)
     print(json.dumps(result, indent=2, default=str))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
@@ -237,7 +235,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     write_report(args.out, dataset, results, comparisons)
     print((args.out / "report.md").read_text())
     print(f"wrote {args.out}/report.json, report.md, plot.png and runs/*.trec", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_tune(args: argparse.Namespace, settings: Settings) -> int:
@@ -259,4 +257,4 @@ def cmd_tune(args: argparse.Namespace, settings: Settings) -> int:
     )
     print((args.out / "tune.md").read_text())
     print(f"best pipeline: {summary['best']['pipeline']}", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK

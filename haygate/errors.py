@@ -12,6 +12,8 @@ is built on first use (`__getattr__` below): importing Haystack takes seconds, a
 
 import logging
 import threading
+from collections.abc import Iterable
+from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
 logger = logging.getLogger(__name__)
@@ -121,6 +123,17 @@ class NotFoundError(HaygateError):
     http_status = 404
 
 
+class UnknownToolError(NotFoundError):
+    """A tool name nothing serves. `choices` (with the word that introduces them) lists the names that would
+    work; the MCP envelope leaves them out, since the client has `tools/list`."""
+
+    def __init__(self, name: str, choices: Iterable[str] | None = None, listed_as: str = "available") -> None:
+        names = sorted(choices) if choices is not None else None
+        listed = f"; {listed_as}: {', '.join(names)}" if names is not None else ""
+        details: dict[str, Any] = {"tool": name} if names is None else {"tool": name, "available": names}
+        super().__init__(f"unknown tool '{name}'{listed}", details)
+
+
 class MethodNotAllowedError(HaygateError):
     """An HTTP path that exists, asked with a method it does not take; `details.allowed` lists those it does."""
 
@@ -136,23 +149,37 @@ class UnsupportedMediaTypeError(HaygateError):
     http_status = 415
 
 
-class ConfigurationError(HaygateError):
-    """A YAML declaration, pipeline or model setting is wrong. Raised at load time, never per request."""
+class ServerSideError(HaygateError):
+    """Something only the server's operator can fix. `message` names paths and the fix for the operator (log,
+    CLI); a client hears `public_message` and `public_details`, which name no server path."""
 
-    code = "CONFIGURATION_ERROR"
-
-
-class OperatorError(HaygateError):
-    """A condition of the server's machine that only its operator can fix (the store is held, damaged, or its
-    disk is full). `message` names paths and the fix for the operator (log, CLI); a client hears
-    `public_message` and `public_details`, which name no server path."""
-
-    public_message = "the server cannot use its data right now"
+    public_message = "the server cannot answer this right now"
+    public_keys: tuple[str, ...] = ()  # the details a client may see
     retry_after: int | None = None
 
+    def public(self) -> str:
+        return self.public_message.format(collection=self.details.get("collection", "?"))
+
     def public_details(self) -> dict[str, Any]:
-        details = {key: value for key, value in self.details.items() if key in ("collection", "needed_bytes")}
+        details = {key: value for key, value in self.details.items() if key in self.public_keys}
         return {**details, "retry_after": self.retry_after} if self.retry_after is not None else details
+
+
+class ConfigurationError(ServerSideError):
+    """A YAML declaration, pipeline or model setting is wrong. Mostly raised at load time; one that only shows
+    at a call (a model that cannot load, a judged set a tool cannot trace) reaches the client as itself."""
+
+    code = "CONFIGURATION_ERROR"
+    public_message = "the server's configuration cannot answer this; its operator must fix it (`haygate validate`)"
+    public_keys = ("tool", "collection")
+
+
+class OperatorError(ServerSideError):
+    """A condition of the server's machine that only its operator can fix (the store is held, damaged, or its
+    disk is full)."""
+
+    public_message = "the server cannot use its data right now"
+    public_keys = ("collection", "needed_bytes")
 
 
 class StoreInUseError(OperatorError):
@@ -193,6 +220,16 @@ class InternalError(HaygateError):
     """Anything unexpected; its text never reaches a client."""
 
 
+class ExitCode(IntEnum):
+    """What the `haygate` command's exit status means; the reference page says it for each."""
+
+    OK = 0
+    FAILED = 1  # the command ran, and some of its work failed
+    CONFIG = 2  # nothing was done: no project, a wrong declaration or setting, arguments it cannot take
+    IN_USE = 3  # another process holds a collection's embedded store
+    STORAGE = 4  # the data dir is full, unwritable or damaged
+
+
 # Codes a client sees as themselves; every other error reaches it as INTERNAL_ERROR.
 PUBLIC_ERRORS: tuple[type[HaygateError], ...] = (
     InvalidRequestError,
@@ -205,7 +242,7 @@ PUBLIC_ERRORS: tuple[type[HaygateError], ...] = (
     UnavailableError,
 )
 OPERATOR_ERRORS: tuple[type[OperatorError], ...] = (StoreInUseError, StorageFullError, StorageError, StoreDamagedError)
-_SPOKEN: tuple[type[HaygateError], ...] = (*PUBLIC_ERRORS, *OPERATOR_ERRORS, InternalError)
+_SPOKEN: tuple[type[HaygateError], ...] = (*PUBLIC_ERRORS, ConfigurationError, *OPERATOR_ERRORS, InternalError)
 BY_CODE: dict[str, type[HaygateError]] = {cls.code: cls for cls in _SPOKEN}
 HTTP_STATUS: dict[str, int] = {code: cls.http_status for code, cls in BY_CODE.items()}
 
@@ -225,10 +262,10 @@ def envelope(error: BaseException) -> tuple[int, dict[str, Any]]:
     known = cause_of(error)
     if isinstance(known, PUBLIC_ERRORS):
         return known.http_status, {"error": {"code": known.code, "message": known.message, "details": known.details}}
-    if isinstance(known, OperatorError):  # its message names server paths: the operator reads it in the log
+    if isinstance(known, ServerSideError):  # its message names server paths: the operator reads it in the log
         logger.error("%s", known.message)
-        message = known.public_message.format(collection=known.details.get("collection", "?"))
-        return known.http_status, {"error": {"code": known.code, "message": message, "details": known.public_details()}}
+        public = {"code": known.code, "message": known.public(), "details": known.public_details()}
+        return known.http_status, {"error": public}
     logger.error("unhandled error: %r", error, exc_info=error)
     return InternalError.http_status, {
         "error": {"code": InternalError.code, "message": INTERNAL_MESSAGE, "details": {}}

@@ -15,14 +15,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from haygate.errors import ExitCode
 from haygate.home import Place
 from haygate.ingest.readers import read_records, sample_files
 from haygate.ingest.report import BATCH_RECORDS, PROGRESS_SECONDS, IngestReport, Pacer, Refusal
 from haygate.server.client import ServerClient, local_server
 
 logger = logging.getLogger("haygate")
-
-EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 
 
 def server_for(args: argparse.Namespace, place: Place) -> ServerClient | None:
@@ -56,13 +55,13 @@ def print_report(report: IngestReport) -> None:
 def ingest(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
     jobs = ingest_jobs(args, place.home)
     if jobs is None:
-        return EXIT_CONFIG
+        return ExitCode.CONFIG
     failed = False
     for collection, files in jobs.items():
         report = ingest_through(client, collection, files, progress=args.progress)
         print_report(report)
         failed = failed or bool(report.errors)
-    return EXIT_FAILED if failed else EXIT_OK
+    return ExitCode.FAILED if failed else ExitCode.OK
 
 
 def ingest_through(client: ServerClient, collection: str, files: list[Path], progress: bool) -> IngestReport:
@@ -81,7 +80,7 @@ def ingest_through(client: ServerClient, collection: str, files: list[Path], pro
             sendable = [(start + i, r) for i, r in enumerate(batch) if r.data is not None and not r.error]
             for index, record in enumerate(batch, start=start):
                 if record.data is None or record.error:
-                    report.refused.append(Refusal(record.where, index, record.error or "no data"))
+                    report.refused.append(Refusal(index=index, where=record.where, reason=record.error or "no data"))
             report.records += len(batch)
             if sendable:
                 answer = client.upsert(collection, [record.data for _, record in sendable])
@@ -91,7 +90,7 @@ def ingest_through(client: ServerClient, collection: str, files: list[Path], pro
                 report.duplicates += answer.get("duplicates", 0)
                 for refusal in answer["refused"]:
                     index, record = sendable[refusal["index"]]
-                    report.refused.append(Refusal(record.where, index, refusal["reason"]))
+                    report.refused.append(Refusal(index=index, where=record.where, reason=refusal["reason"]))
                 report.chunks += answer.get("chunks", 0)
                 report.seconds += answer.get("seconds", 0.0)
                 report.warnings += [w for w in answer.get("warnings") or [] if w not in report.warnings]
@@ -111,8 +110,8 @@ def report_deleted(collection: str, ids: list[str], points: int, missing: list[s
     print(f"{collection}: deleted {len(ids) - len(missing)} record(s), {points} point(s)", file=sys.stderr)
     if missing:
         print(f"error: not found in '{collection}': {', '.join(missing)}", file=sys.stderr)
-        return EXIT_FAILED
-    return EXIT_OK
+        return ExitCode.FAILED
+    return ExitCode.OK
 
 
 def parse_arguments(text: str) -> object:
@@ -128,9 +127,9 @@ def call(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
         arguments = parse_arguments(args.arguments)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
-        return EXIT_CONFIG
+        return ExitCode.CONFIG
     print(json.dumps(client.call(args.tool, arguments), indent=2, default=str))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def stats(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
@@ -149,7 +148,7 @@ def print_validation(report: dict[str, Any]) -> int:
         print(f"warn {warning}")
     for problem in report["problems"]:
         print(f"ERR {problem}")
-    return EXIT_CONFIG if report["problems"] else EXIT_OK
+    return ExitCode.CONFIG if report["problems"] else ExitCode.OK
 
 
 def validate(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
@@ -183,24 +182,24 @@ def apply_examples(proposals: dict[str, dict[str, Any]], yes: bool) -> int:
         )
         changed[path] = after
     if not changed:
-        return EXIT_OK
+        return ExitCode.OK
     if not yes:
         if not sys.stdin.isatty():
             print("not written: run again with --yes to write these changes", file=sys.stderr)
-            return EXIT_OK
+            return ExitCode.OK
         if input(f"write {len(changed)} file(s)? [y/N] ").strip().lower() not in ("y", "yes"):
             print("not written", file=sys.stderr)
-            return EXIT_OK
+            return ExitCode.OK
     for path, text in changed.items():
         path.write_text(text, encoding="utf-8")
         print(f"wrote {path}", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def print_stats(figures: dict, as_json: bool, server: bool) -> int:
     if as_json:
         print(json.dumps(figures, indent=2))
-        return EXIT_OK
+        return ExitCode.OK
     print(f"server: {figures.get('status')}" + (f", up {figures['uptime_s']} s" if "uptime_s" in figures else ""))
     print(f"\n{'collection':<24}{'documents':>11}{'disk':>11}  last write")
     for name, collection in figures["collections"].items():
@@ -216,7 +215,7 @@ def print_stats(figures: dict, as_json: bool, server: bool) -> int:
         print(f"{name:<24}{tool['calls']:>8}{errors:>8}{tool['p50_ms']:>9}{tool['p95_ms']:>9}")
     if not calls:
         print("(no calls since the server started)" if server else "(no server runs: no calls)")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 Forwarded = Callable[[argparse.Namespace, Place, ServerClient], int]

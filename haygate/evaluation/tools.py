@@ -29,7 +29,7 @@ from pydantic import ValidationError
 
 from haygate import yamlfile
 from haygate.components.dense_text_embedder import forget_queries
-from haygate.errors import ConfigurationError, DatasetError, NotFoundError
+from haygate.errors import ConfigurationError, DatasetError, UnknownToolError
 from haygate.evaluation.datasets import Dataset, limited, load_judged_queries
 from haygate.evaluation.runner import (
     Comparison,
@@ -131,8 +131,7 @@ def _filled(template: Any, text: str) -> Any:
 def _declaration(settings: Settings, tool: str) -> ToolDeclaration:
     catalog = load_catalog(settings)
     if tool not in catalog.declarations:
-        msg = f"unknown tool '{tool}'; declared: {', '.join(sorted(catalog.declarations))}"
-        raise NotFoundError(msg, {"tool": tool})
+        raise UnknownToolError(tool, catalog.declarations, listed_as="declared")
     declaration = catalog.declarations[tool]
     if declaration.action is not None:
         raise ConfigurationError(f"tool '{tool}' writes ({declaration.action}); only search tools are evaluated")

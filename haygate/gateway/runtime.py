@@ -21,6 +21,7 @@ from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
 
 from haygate.components.filter_check import unmatched_filters
+from haygate.components.query_builder import SERVER_FILTERS
 from haygate.components.response_formatter import ResponseFormatter, documents_envelope
 from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.errors import (
@@ -30,6 +31,7 @@ from haygate.errors import (
     InvalidRequestError,
     NotFoundError,
     StoreInUseError,
+    UnknownToolError,
     cause_of,
 )
 from haygate.gateway.catalog import load_catalog
@@ -40,7 +42,6 @@ from haygate.ingest.mapping import RECORD_ID
 
 logger = logging.getLogger(__name__)
 
-SERVER_FILTERS = "server_filters"  # the pipeline input the tenant condition goes to
 QUERY_INPUTS = ("query", "text", "question")  # the input an envelope's `metadata.query` echoes
 REHEARSALS = 3  # example calls per tool in `haygate validate`; a server's warm-up makes the first alone
 
@@ -89,7 +90,7 @@ class ToolRuntime:
     writer: Writer | None = None
     arguments_model: type[BaseModel] = field(init=False)
     result_validator: Validator | None = field(init=False)
-    result_check: Any = field(init=False)  # jsonschema-rs: the per-call check, ~50x faster than `jsonschema`
+    result_check: Any = field(init=False)  # jsonschema-rs: the per-call check, far faster than `jsonschema`
     documents_output: bool = field(init=False)  # the output is a list of Documents: returned in the envelope
 
     def __post_init__(self) -> None:
@@ -188,9 +189,9 @@ class ToolRuntime:
         """The declaration's own examples, run at warm-up (up to `calls` calls, the k-th example of each
         required parameter): the model's first inference, the store's first query and every component's first
         run happen here, not in a client's first call. An example that fails inside the tool (a component
-        raises, or the result breaks the output schema) is a ConfigurationError: such a tool would answer 500
-        to every call, so it is not served. One that finds nothing or names a value not yet stored is fine.
-        Each answered call with its arguments."""
+        raises, the result breaks the output schema, or a model or setting turns out wrong) is a
+        ConfigurationError: such a tool would answer 500 to every call, so it is not served. One that finds
+        nothing or names a value not yet stored is fine. Each answered call with its arguments."""
         if self.pipeline is None:
             return []  # write actions change data; their components are warmed by the writer
         results = []
@@ -200,6 +201,11 @@ class ToolRuntime:
                 results.append((arguments, self.run(arguments)))
             except InternalError as error:
                 raise ConfigurationError(self._rehearsal_problem(arguments, error)) from error
+            except ConfigurationError as error:  # a model or setting that fails every call: not served either
+                call = json.dumps(arguments, default=str)
+                raise ConfigurationError(
+                    f"tool '{self.name}': its example call {call} failed: {error.message}"
+                ) from error
             except HaygateError as error:
                 logger.info("warm-up call of '%s' answered %s: %s", self.name, error.code, error.message)
             logger.debug("warm-up call of '%s' took %.1f ms", self.name, (time.perf_counter() - started) * 1000)
@@ -414,8 +420,7 @@ class Gateway:
 
     def get(self, name: str) -> ToolRuntime:
         if name not in self.tools:
-            msg = f"unknown tool '{name}'; available: {', '.join(sorted(self.tools))}"
-            raise NotFoundError(msg, {"tool": name, "available": sorted(self.tools)})
+            raise UnknownToolError(name, self.tools)
         return self.tools[name]
 
     def call(self, name: str, arguments: Any) -> dict[str, Any]:
@@ -547,8 +552,7 @@ def load_tools(
             msg = f"tool '{only}' is not served: {catalog.hidden[only]}"
             raise NotFoundError(msg, {"tool": only})
         if only not in declarations:
-            msg = f"unknown tool '{only}'; available: {', '.join(sorted(catalog.served))}"
-            raise NotFoundError(msg, {"tool": only, "available": sorted(catalog.served)})
+            raise UnknownToolError(only, catalog.served)
         declarations = {only: declarations[only]}
     elif not include_hidden:
         for name, reason in catalog.hidden.items():

@@ -34,7 +34,7 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from haygate import __version__
-from haygate.errors import NotFoundError, envelope
+from haygate.errors import UnknownToolError, envelope
 from haygate.gateway.declarations import ToolDeclaration
 from haygate.server.apps import install_result_views
 from haygate.server.service import GatewayService
@@ -116,11 +116,11 @@ class DeclaredTools(Provider):
 class DirectToolCalls:
     """`tools/call` for a declared tool, straight to the service.
 
-    FastMCP's own handler wraps each call in a request context, its middleware chain, a session-state lookup
-    of per-session visibility rules, a second lookup of the tool and a tracing span, about 4 ms of the event
-    loop's time per call here (`scripts/bench_mcp.py`), where haygate validates the arguments, measures and
-    traces the call itself. Any other name (an unknown tool, a tool the server declares but could not serve,
-    a tool another part of the server registers with FastMCP) goes on to FastMCP's handler.
+    FastMCP's own handler wraps each call in a request context, its middleware chain, a session-state lookup of
+    per-session visibility rules, a second lookup of the tool and a tracing span: milliseconds of the event loop's time
+    per call (`python -m scripts.bench.mcp` measures it), where haygate validates the arguments, measures and traces the
+    call itself. Any other name (an unknown tool, a tool the server declares but could not serve, a tool another part of
+    the server registers with FastMCP) goes on to FastMCP's handler.
     """
 
     def __init__(self, service: GatewayService) -> None:
@@ -213,8 +213,8 @@ class ErrorEnvelopeMiddleware(Middleware):
         except FastMCPNotFoundError:
             name = getattr(context.message, "name", "?")
             error = self.service.unknown_tool(name)
-            if isinstance(error, NotFoundError):  # the MCP envelope names the tool, not the whole list
-                error = NotFoundError(f"unknown tool '{name}'", {"tool": name})
+            if isinstance(error, UnknownToolError):  # the MCP envelope names the tool, not the whole list
+                error = UnknownToolError(name)
             return _error_result(error)
         except Exception as error:
             return _error_result(error)

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from haygate._env import torch_loaded
-from haygate.errors import ConfigurationError, HaygateError, InvalidRequestError, NotFoundError, UnavailableError
+from haygate.compat import torch_loaded
+from haygate.errors import ConfigurationError, HaygateError, InvalidRequestError, UnavailableError, UnknownToolError
 from haygate.gateway.catalog import Catalog, load_catalog
 from haygate.gateway.declarations import ToolDeclaration
 from haygate.gateway.instructions import Outline, instructions, outline, skill_name
@@ -99,7 +99,7 @@ class GatewayService:
         :param strict: any configuration problem (a bad declaration, a model that does not load) stops the
             server; otherwise a broken tool is left out, reported, and every other tool is served.
         :param torch_threads: intra-op threads per query where torch serves (set after warm-up, if it
-            loaded); on a busy 2-core machine, two spinning threads cost 10x in latency, so `haygate serve`
+            loaded); on a busy 2-core machine, two spinning threads multiply the latency, so `haygate serve`
             uses one.
         :param telemetry: logs, metrics and spans (built from the settings unless given: tests pass one
             with an in-memory span exporter).
@@ -271,7 +271,7 @@ class GatewayService:
         known = name in self.listing()
         with self.telemetry.call(name if known else UNKNOWN_TOOL, transport, arguments) as record:
             if not known:
-                raise self._unknown(name)
+                raise self.unknown_tool(name)
             generation = await self.ready_generation()
             generation.enter()
             try:
@@ -285,7 +285,7 @@ class GatewayService:
         or with another pipeline file of the project in its place (a comparison, not counted as the tool's);
         with each result row's provenance and the time the call took."""
         if name not in self.listing():
-            raise self._unknown(name)
+            raise self.unknown_tool(name)
         generation = await self.ready_generation()
         generation.enter()
         try:
@@ -308,9 +308,10 @@ class GatewayService:
             generation.leave()
         return {"tool": name, "result": result, "provenance": provenance, "elapsed_ms": round(elapsed_ms, 2)}
 
-    def _unknown(self, name: str) -> HaygateError:
-        """The error for a tool this server does not serve: UNAVAILABLE, with why, for one its configuration
-        declares but that could not be served (a refused reload, a tool left out at start); else NOT_FOUND."""
+    def unknown_tool(self, name: str) -> HaygateError:
+        """What a client is told (MCP and REST alike) for a tool this server does not serve: UNAVAILABLE, with
+        why, for one its configuration declares but that could not be served (a refused reload, a tool left out
+        at start); else NOT_FOUND."""
         available = sorted(self.listing())
         why = self.not_served(name)
         if why:
@@ -318,12 +319,7 @@ class GatewayService:
                 f" (and {len(why) - 1} more)" if len(why) > 1 else ""
             )
             return UnavailableError(msg, {"tool": name, "problems": why, "available": available})
-        msg = f"unknown tool '{name}'; available: {', '.join(available)}"
-        return NotFoundError(msg, {"tool": name, "available": available})
-
-    def unknown_tool(self, name: str) -> HaygateError:
-        """What a client is told for a tool name this server does not serve (MCP and REST alike)."""
-        return self._unknown(name)
+        return UnknownToolError(name, available)
 
     def not_served(self, name: str) -> list[str]:
         """Why a tool the configuration declares is not served: the problems of a refused reload, or of the
@@ -395,7 +391,7 @@ class GatewayService:
         try:
             tools = generation.gateway.tools
             if tool is not None and tool not in tools:
-                raise self._unknown(tool)
+                raise self.unknown_tool(tool)
             names = [tool] if tool else sorted(n for n, t in tools.items() if t.pipeline is not None)
             return {
                 name: {"file": str(tools[name].declaration.source_file), "proposed": propose(tools[name])}

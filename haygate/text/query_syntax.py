@@ -85,9 +85,9 @@ class _Parser:
                 f"more than {MAX_DEPTH} nested parentheses or NOTs", token.position, "flatten the query"
             )
 
-    def parse(self) -> Node:
+    def parse(self) -> Node | None:
         if not self.tokens:
-            raise QuerySyntaxError("no search terms", 1, "give at least one word")
+            return None  # nothing to search for is not a mistake in the syntax
         node = self._or()
         if self.index < len(self.tokens):
             token = self.tokens[self.index]
@@ -148,7 +148,8 @@ class _Parser:
         raise QuerySyntaxError(problem, token.position, "remove it or add the missing term")
 
 
-def parse(query: str) -> Node:
+def parse(query: str) -> Node | None:
+    """The raw query's tree; None for a query with no terms at all (symbols only), which finds nothing."""
     return _Parser(tokenize(query), len(query)).parse()
 
 

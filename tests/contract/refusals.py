@@ -4,10 +4,14 @@ check (`hooks.py`) and the fuzz suite (`tests/integration/test_fuzz.py`).
 `search` in match_mode "raw" parses a query language (phrases, prefix*, AND, OR, NOT, parentheses) that JSON
 Schema has no grammar for, so a string the schema admits can be a malformed raw query. Such a request is
 refused with the query-syntax error and nothing else: code VALIDATION_ERROR, details naming the position
-and a hint. Any other refusal of a valid request is a failure.
+and a hint. A raw query with no terms at all (only characters the grammar skips) is not malformed: it
+answers an empty result that says why, so its refusal is a failure too, as is any other refusal of a valid
+request.
 """
 
 from typing import Any
+
+from haygate.text.query_syntax import tokenize
 
 RAW_QUERY_TOOL = "search"
 SYNTAX_DETAILS = {"position", "hint"}
@@ -18,7 +22,7 @@ def is_raw_query_syntax_refusal(tool: str, arguments: Any, answer: Any) -> bool:
     of `search`: the one refusal a schema-valid call may get."""
     if tool != RAW_QUERY_TOOL or not isinstance(arguments, dict):
         return False
-    if str(arguments.get("match_mode", "")).lower() != "raw":
+    if str(arguments.get("match_mode", "")).lower() != "raw" or not tokenize(str(arguments.get("query", ""))):
         return False
     error = answer.get("error") if isinstance(answer, dict) else None
     if not isinstance(error, dict) or error.get("code") != "VALIDATION_ERROR":

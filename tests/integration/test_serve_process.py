@@ -31,14 +31,15 @@ from mcp.client.subscriptions import listen
 from mcp.shared.subscriptions import ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from haygate.cli import EXIT_FAILED, EXIT_OK, main
+from haygate.cli import main
+from haygate.errors import ExitCode
 from haygate.gateway.loader import Loader
 from haygate.ingest.mapping import RECORD_ID
 from haygate.server.client import local_server
 from haygate.server.endpoint import read_endpoint, socket_path
-from tests.conftest import PROJECT, free_port, make_settings
-from tests.processes import forkserver
-from tests.unit.gateway.test_service import ENTITY, make_home
+from tests.support.processes import forkserver
+from tests.support.project import ENTITY, PROJECT, make_home, make_settings
+from tests.support.serving import free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 READY_WITHIN = 120.0  # a busy CI machine; the figures go in the closing notes, not here
@@ -208,11 +209,11 @@ def test_the_cli_goes_through_the_running_server(
     with http_server(home, data_dir, tmp_path / "server.log") as url:
         assert main(["ingest", "entities", str(records), "--no-progress"]) == 1  # one line refused
         assert "going through it" in caplog.text and f"{records}:6" in capsys.readouterr().err
-        assert main(["call", "search", "--json", '{"query": "quokka"}']) == EXIT_OK
+        assert main(["call", "search", "--json", '{"query": "quokka"}']) == ExitCode.OK
         assert len(json.loads(capsys.readouterr().out)["results"]) == 5
-        assert main(["delete", "entities", "bug:0", "bug:77"]) == EXIT_FAILED  # bug:77 is not there
+        assert main(["delete", "entities", "bug:0", "bug:77"]) == ExitCode.FAILED  # bug:77 is not there
         assert "not found in 'entities': bug:77" in capsys.readouterr().err
-        assert main(["call", "search", "--server", url, "--json", '{"query": "quokka"}']) == EXIT_OK
+        assert main(["call", "search", "--server", url, "--json", '{"query": "quokka"}']) == ExitCode.OK
         assert len(json.loads(capsys.readouterr().out)["results"]) == 4
     assert stored_record_ids(home, data_dir) == {f"bug:{n}" for n in range(1, 5)}
 

@@ -14,15 +14,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from haygate.cli import EXIT_OK, EXIT_STORAGE
 from haygate.document_stores.edge.faults import MANIFEST
 from haygate.document_stores.edge.repair import DAMAGED_DIR, STALE_PREFIX
+from haygate.errors import ExitCode
 from haygate.gateway.loader import Loader
 from haygate.ingest.mapping import RECORD_HASH, RECORD_ID
-from tests.conftest import make_settings
 from tests.integration.test_serve_process import http_server, server_env
-from tests.processes import run_cli
-from tests.unit.gateway.test_service import ENTITY, make_home
+from tests.support.processes import run_cli
+from tests.support.project import ENTITY, make_home, make_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 RESERVE_MB = 16
@@ -71,18 +70,18 @@ def tiny_fs(tmp_path: Path) -> Iterator[Path]:
 def test_a_full_disk_is_an_error_that_names_the_directory_and_nothing_is_lost(tmp_path: Path, tiny_fs: Path) -> None:
     home, data_dir = make_home(tmp_path), tiny_fs / "data"
     first = haygate(home, data_dir, "ingest", "entities", str(write_jsonl(tmp_path / "a.jsonl", 0, 40)))
-    assert first.returncode == EXIT_OK, first.stderr
+    assert first.returncode == ExitCode.OK, first.stderr
     filler = fill_to(tiny_fs, 100 * MIB)  # less than an entities segment (~150 MiB) plus the reserve
 
     more = haygate(home, data_dir, "ingest", "entities", str(write_jsonl(tmp_path / "b.jsonl", 40, 40)))
-    assert more.returncode == EXIT_STORAGE, (more.returncode, more.stderr)  # -7 would be SIGBUS
+    assert more.returncode == ExitCode.STORAGE, (more.returncode, more.stderr)  # -7 would be SIGBUS
     assert "not enough disk space for collection 'entities'" in more.stderr
     assert str(data_dir.resolve() / "entities") in more.stderr and "reserve" in more.stderr
     assert "Traceback" not in more.stderr
 
     filler.unlink()  # space again: the first 40 are all there, and the rest goes in
     again = haygate(home, data_dir, "ingest", "entities", str(tmp_path / "b.jsonl"), "--no-progress")
-    assert again.returncode == EXIT_OK, again.stderr
+    assert again.returncode == ExitCode.OK, again.stderr
     with Loader(make_settings(data_dir, home=home)) as loader:
         stored = {d.meta[RECORD_ID] for d in loader.store("entities").meta_by_filter(None)}
     assert stored == {f"bug:{n}" for n in range(80)}
@@ -111,7 +110,7 @@ def test_opening_a_shard_on_a_full_disk_is_an_error_not_sigbus(tmp_path: Path, t
     assert haygate(home, data_dir, "ingest", "entities", str(write_jsonl(tmp_path / "a.jsonl", 0, 5))).returncode == 0
     fill_to(tiny_fs, 1 * MIB)
     called = haygate(home, data_dir, "call", "search", "--json", '{"query": "zebra"}')
-    assert called.returncode == EXIT_STORAGE, (called.returncode, called.stderr)
+    assert called.returncode == ExitCode.STORAGE, (called.returncode, called.stderr)
     assert "opening the shard needs" in called.stderr
 
 
@@ -120,7 +119,7 @@ def test_a_read_only_data_dir_is_a_storage_error(tmp_path: Path, tiny_fs: Path) 
     data_dir.mkdir()
     subprocess.run(["mount", "-o", "remount,ro", str(tiny_fs)], check=True)
     result = haygate(home, data_dir, "ingest", "entities", str(write_jsonl(tmp_path / "a.jsonl", 0, 5)))
-    assert result.returncode == EXIT_STORAGE, result.stderr
+    assert result.returncode == ExitCode.STORAGE, result.stderr
     assert "cannot be written" in result.stderr and "Read-only file system" in result.stderr
 
 
@@ -132,7 +131,7 @@ def ingested(tmp_path: Path) -> tuple[Path, Path, Path]:
     """40 entities ingested (optimized: in a segment) in a fresh data dir; and the file they came from."""
     home, data_dir = make_home(tmp_path), tmp_path / "data"
     source = write_jsonl(tmp_path / "a.jsonl", 0, 40)
-    assert haygate(home, data_dir, "ingest", "entities", str(source), "--no-progress").returncode == EXIT_OK
+    assert haygate(home, data_dir, "ingest", "entities", str(source), "--no-progress").returncode == ExitCode.OK
     return home, data_dir, source
 
 
@@ -181,13 +180,13 @@ def test_a_damaged_shard_is_diagnosed_and_repair_rebuilds_it(
     damage(shard, kind)
 
     called = haygate(home, data_dir, "call", "search", "--json", '{"query": "zebra"}')
-    assert called.returncode == EXIT_STORAGE, called.stderr
+    assert called.returncode == ExitCode.STORAGE, called.stderr
     assert "collection 'entities'" in called.stderr and "is damaged" in called.stderr and names in called.stderr
     assert "haygate repair entities" in called.stderr and "Traceback" not in called.stderr
     before = files_of(shard)  # as the operator finds it (Edge's failed open may have touched it)
 
     repaired = haygate(home, data_dir, "repair", "entities")
-    assert repaired.returncode == EXIT_OK, repaired.stderr
+    assert repaired.returncode == ExitCode.OK, repaired.stderr
     kept = next((data_dir / DAMAGED_DIR).iterdir())
     assert files_of(kept) == before  # the damaged copy, whole
     assert f"kept at {kept}" in repaired.stderr
@@ -203,7 +202,7 @@ def test_a_damaged_shard_is_diagnosed_and_repair_rebuilds_it(
         assert all(str(d.meta[RECORD_HASH]).startswith(STALE_PREFIX) for d in recovered)
 
     again = haygate(home, data_dir, "ingest", "entities", str(source), "--no-progress")
-    assert again.returncode == EXIT_OK, again.stderr
+    assert again.returncode == ExitCode.OK, again.stderr
     expected = "40 new or changed, 0 unchanged" if lost else "0 new or changed, 40 unchanged"
     assert expected in again.stderr
     with Loader(make_settings(data_dir, home=home)) as loader:
@@ -212,4 +211,4 @@ def test_a_damaged_shard_is_diagnosed_and_repair_rebuilds_it(
         assert store.count_documents() == 40
     assert json.loads((shard / MANIFEST).read_text())["points"] == 40
     healthy = haygate(home, data_dir, "repair", "entities")
-    assert healthy.returncode == EXIT_OK and "nothing to repair" in healthy.stderr
+    assert healthy.returncode == ExitCode.OK and "nothing to repair" in healthy.stderr

@@ -43,9 +43,11 @@ def test_public_errors_speak_and_the_rest_is_masked() -> None:
             }
         },
     )
-    for hidden in (ConfigurationError("/etc/secret.yaml: bad"), KeyError("x")):
-        status, body = envelope(hidden)
-        assert status == 500 and body["error"]["code"] == "INTERNAL_ERROR" and "secret" not in str(body)
+    status, body = envelope(KeyError("/srv/secret"))
+    assert status == 500 and body["error"]["code"] == "INTERNAL_ERROR" and "secret" not in str(body)
+    status, body = envelope(ConfigurationError("/etc/secret.yaml: bad model", {"tool": "docs", "path": "/etc/secret"}))
+    assert status == 500 and body["error"]["code"] == "CONFIGURATION_ERROR" and "secret" not in str(body)
+    assert "operator must fix it" in body["error"]["message"] and body["error"]["details"] == {"tool": "docs"}
     held = StoreInUseError("collection 'docs' is open in another process (/srv/secret/docs)", {"collection": "docs"})
     status, body = envelope(held)  # a store in use: retry later, without the server's paths
     assert status == 503 and body["error"]["code"] == "STORE_IN_USE" and "secret" not in str(body)
@@ -63,6 +65,7 @@ def test_public_errors_speak_and_the_rest_is_masked() -> None:
         "PAYLOAD_TOO_LARGE": 413,
         "UNSUPPORTED_MEDIA_TYPE": 415,
         "UNAVAILABLE": 503,
+        "CONFIGURATION_ERROR": 500,
         "STORE_IN_USE": 503,
         "STORAGE_FULL": 507,
         "STORAGE_ERROR": 503,

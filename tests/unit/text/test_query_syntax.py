@@ -50,6 +50,10 @@ def test_syntax_errors_name_the_position(query: str, position: int, problem: str
     assert caught.value.code == "VALIDATION_ERROR"
 
 
+def test_a_query_without_terms_is_no_syntax_error() -> None:
+    assert parse("") is None and parse("!? ,;") is None
+
+
 @given(st.text(max_size=40))
 def test_the_parser_never_fails_other_than_with_a_syntax_error(query: str) -> None:
     with contextlib.suppress(QuerySyntaxError):
