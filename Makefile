@@ -13,7 +13,7 @@ FAIL_IN_CI := case "$${CI:-}" in ""|0|false) true ;; *) echo "CI is set: every t
 
 .PHONY: install browser conformance apps-host run serve-stdio test test-fast eval lint bench docs docs-serve clean
 
-# scripts/install.py: uv, with pip's settings, installs in ~10 s what pip takes ~2 min for (pip where uv fails).
+# scripts/install.py: uv with pip's settings, much faster than pip (pip where uv fails).
 $(STAMP): pyproject.toml scripts/install.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python scripts/install.py
@@ -56,7 +56,7 @@ $(APPS_HOST)/.installed: tests/apps_host/package.json tests/apps_host/package-lo
 	@if command -v npm >/dev/null && npm ci --prefix $(APPS_HOST) --no-audit --no-fund --loglevel=error; \
 	  then touch $@; else echo "could not install the MCP Apps host: its test will skip"; $(FAIL_IN_CI); fi
 
-# Three profiles, each with a time budget the suite enforces (tests/budgets.py): `test` (CI) at most 10 min
+# Three profiles, each with a time budget the suite enforces (tests/support/budgets.py): `test` (CI) at most 10 min
 # counted from here, the install included, on one worker per core (pytest-xdist; a file's tests stay on one
 # worker, so a module's server starts once); `test-fast` at most 60 s of pytest; `eval` the full-scale
 # reproductions of the documented figures (about an hour, cold).
@@ -75,7 +75,7 @@ lint: install
 	$(BIN)/mypy
 
 bench: install
-	$(BIN)/python scripts/bench.py
+	$(BIN)/python -m scripts.bench
 
 # The documentation site (mkdocs.yml): built strictly (a broken link or anchor, or a page outside the nav,
 # fails), its reference pages generated from the code. The notices about MkDocs' future are not ours to print.

@@ -1,4 +1,5 @@
-"""Issue #14's findings, re-run against today's code. Prints one JSON document; nothing here is asserted.
+"""What haygate does when an operator gets things wrong, re-run against today's code. Prints one JSON document;
+nothing here is asserted: each row says what came back (status, error code, exit code, the last line said).
 
 Each row is what an operator tried: a full disk, hostile sizes and depths, duplicate ids in one file, an
 ingest holding a collection while the server runs, a damaged shard, unknown paths and methods, a
@@ -6,14 +7,14 @@ lowercase `bearer`, and SIGTERM/SIGINT. Real processes throughout: `haygate serv
 loopback port over a temp data dir with the bundled configuration, and the `haygate` command.
 The full-disk row mounts a 400 MiB tmpfs and needs root; without it, that row says why it was skipped.
 
-Run: `.venv/bin/python scripts/hardening.py`
+Run: `.venv/bin/python -m scripts.hardening`
 """
 
+import argparse
 import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,15 +26,11 @@ from typing import Any
 
 import httpx
 
-PROJECT = Path(__file__).resolve().parent.parent
+from scripts import PROJECT
+from scripts.measure import Served, free_port, load_average, serve_command, served
+
 ENTITY = {"entity_type": "bug", "product_id": "product:1", "title": "Zebra tooltip"}
 TOKEN = "hardening-token"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def env_for(data_dir: Path, **values: str) -> dict[str, str]:
@@ -51,26 +48,12 @@ def last_line(text: str) -> str:
 
 
 @contextmanager
-def server(data_dir: Path, **values: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def server(data_dir: Path, **values: str) -> Iterator[Served]:
+    """A ready `haygate serve --http` on the admin tier over `data_dir` (`/health` needs no token)."""
     port = free_port()
-    command = [sys.executable, "-m", "haygate.cli", "serve", "--http", "--port", str(port)]
     env = env_for(data_dir, HAYGATE_TIER="admin", HAYGATE_WATCH="false", **values)
-    process = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    headers = {"Authorization": f"Bearer {values['HAYGATE_TOKEN']}"} if "HAYGATE_TOKEN" in values else {}
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/health", timeout=2, headers=headers).json().get("status") in ("ready", "degraded"):
-                break
-        except (httpx.HTTPError, ValueError):
-            time.sleep(0.2)
-    try:
-        yield url, process
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            process.wait(60)
+    with served(serve_command(port), port=port, env=env) as running:
+        yield running
 
 
 def answer(response: httpx.Response, started: float) -> dict[str, Any]:
@@ -230,8 +213,9 @@ def full_disk(work: Path) -> dict[str, Any]:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # --help, and nothing else
     work = Path(tempfile.mkdtemp(prefix="haygate-hardening-"))
-    report: dict[str, Any] = {"load_average": os.getloadavg()}
+    report: dict[str, Any] = {"load_average": load_average()}
     try:
         report["full disk"] = full_disk(work)
         report["damaged shard"] = damaged_shard(work)
@@ -242,7 +226,7 @@ def main() -> None:
         report["auth and signals"] = auth_and_signals(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    report["load_average_after"] = os.getloadavg()
+    report["load_average_after"] = load_average()
     print(json.dumps(report, indent=2))
 
 

@@ -1,13 +1,14 @@
 """Installs haygate and its development tools into the virtual environment that runs this script (`make install`).
 
-uv installs the ~190 packages in about 10 s where pip takes about 2 minutes on 2 cores, so `make run` and
-`make test` spend their time on haygate, not on unpacking wheels. uv comes from the same index as everything
+uv installs the packages many times faster than pip on the same cores, so `make run` and `make test` spend
+their time on haygate, not on unpacking wheels. uv comes from the same index as everything
 else and uses pip's own settings (indexes, find-links, constraints: `pip config list`, the PIP_* variables), so
 it resolves what pip would. Where uv cannot be had or fails, pip installs as before.
 
 Run: `.venv/bin/python scripts/install.py` (the standard library only: nothing else is installed yet).
 """
 
+import argparse
 import shlex
 import subprocess
 import sys
@@ -50,6 +51,7 @@ def uv_arguments(settings: dict[str, list[str]]) -> list[str]:
 
 
 def main() -> int:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # --help, and nothing else
     python = sys.executable
     listed = subprocess.run([python, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
     uv = Path(python).with_name("uv")

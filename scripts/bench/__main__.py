@@ -1,4 +1,5 @@
-"""Benchmarks for issue #15. Prints one JSON document; nothing here is asserted.
+"""The core benchmarks (`make bench`): embedding, a call inside the gateway, a served gateway under concurrent
+clients, and ingest. Prints one JSON document; nothing here is asserted.
 
 embedding    Query embedding p50 on the ONNX runtime against `SentenceTransformer.encode`, the same distinct
              texts side by side (alternating per text), one query per call; the lowest cosine between them.
@@ -17,9 +18,11 @@ ingest       End-to-end `ingest` of real text (haystack-docs sections when ../sh
              reopens it with each `full_scan_threshold_kb`, rebuilds its indexes (a built graph keeps
              the threshold it was built with) and times the queries again.
 
-Every figure is printed beside the load average (`os.getloadavg`) taken when it was measured.
-Run: `.venv/bin/python scripts/bench.py` or `.venv/bin/python scripts/bench.py --synthetic 100000`.
-Cold start over stdio is measured by `scripts/bench_live.py` (startup).
+Reading the output: latencies are `{n, p50_ms, p95_ms, p99_ms, max_ms, load}` (`scripts.measure.percentiles`),
+rates are per second, and every figure sits beside the 1-minute load average taken when it was measured. The
+figures and the machine they were taken on are in docs/results/benchmarks.md.
+Run: `.venv/bin/python -m scripts.bench` or `.venv/bin/python -m scripts.bench --synthetic 100000`.
+Cold start over stdio is measured by `scripts.bench.live` (startup).
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -32,9 +35,7 @@ import json
 import os
 import random
 import re
-import resource
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -58,8 +59,9 @@ from haygate.ingest.indexer import ingest_files
 from haygate.ingest.readers import read_records
 from haygate.ingest.schema import StorageSettings
 from haygate.settings import Settings
+from scripts import PROJECT
+from scripts.measure import free_port, load_average, peak_rss_mb, percentiles, rss_mb, serve_command, served
 
-PROJECT = Path(__file__).resolve().parent.parent
 SHARED_SECTIONS = PROJECT.parent / "shared" / "data" / "haystack-docs" / "sections.jsonl"
 VERSIONS = ["1.0", "1.1", "2.0", "3.0"]
 TYPES = ["code", "prose", "mixed"]
@@ -118,23 +120,19 @@ WORDS = [
 
 
 def load() -> float:
-    return round(os.getloadavg()[0], 2)
+    return load_average()[0]
 
 
-def percentiles(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    return {
-        "p50": round(statistics.median(ordered), 3),
-        "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3),
-        "n": len(ordered),
-        "load": load(),
-    }
+def spread(samples_seconds: list[float]) -> dict[str, float]:
+    """The percentiles of durations with the load average they were taken under."""
+    return {**percentiles(samples_seconds), "load": load()}
 
 
 def timed(fn: Callable[[], Any]) -> float:
+    """Seconds `fn` takes."""
     start = time.perf_counter()
     fn()
-    return (time.perf_counter() - start) * 1000
+    return time.perf_counter() - start
 
 
 def distinct_queries(count: int, seed: int) -> list[str]:
@@ -231,19 +229,10 @@ def store_queries(store: HybridDocumentStore, count: int) -> dict[str, Any]:
             }
             for name, one in requests.items():
                 times[name].append(timed(lambda r=one: store.hybrid_search(r)))  # type: ignore[misc]
-        results[label] = percentiles(times["hybrid"])
+        results[label] = spread(times["hybrid"])
         for name in ("dense_only", "sparse_only"):
-            results[f"{label}_{name}"] = percentiles(times[name])
+            results[f"{label}_{name}"] = spread(times[name])
     return results
-
-
-def rss_mb() -> dict[str, float]:
-    current = 0.0
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                current = int(line.split()[1]) / 1024
-    return {"rss_mb": round(current), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
 
 
 def storage_settings(pairs: list[str]) -> dict[str, int | str]:
@@ -267,7 +256,7 @@ def measure_synthetic(
             result = write_synthetic(store, n)
         result["points"] = store.count_documents()
         result["store_query_ms"] = store_queries(store, queries)
-        result.update(rss_mb())
+        result.update(rss_mb=rss_mb(), peak_rss_mb=peak_rss_mb())
     for threshold in full_scan_kb:
         with Loader(settings_for(data_dir)) as loader:
             store = loader.store("docs")
@@ -292,14 +281,14 @@ def measure_embedding(texts: list[str]) -> dict[str, Any]:
     for text in texts:
         started = time.perf_counter()
         a = onnx.embedding_backend.embed_one(text)  # type: ignore[union-attr]
-        onnx_ms.append((time.perf_counter() - started) * 1000)
+        onnx_ms.append(time.perf_counter() - started)
         started = time.perf_counter()
         b = model.encode(text, show_progress_bar=False)
-        torch_ms.append((time.perf_counter() - started) * 1000)
+        torch_ms.append(time.perf_counter() - started)
         cosines.append(float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))))
     return {
-        "onnx_ms": percentiles(onnx_ms),
-        "sentence_transformers_encode_ms": percentiles(torch_ms),
+        "onnx_ms": spread(onnx_ms),
+        "sentence_transformers_encode_ms": spread(torch_ms),
         "speedup_p50": round(statistics.median(torch_ms) / statistics.median(onnx_ms), 2),
         "min_cosine": round(min(cosines), 6),
     }
@@ -316,7 +305,7 @@ def measure_gateway(data_dir: Path, texts: list[str]) -> dict[str, Any]:
         gateway.warm_up()
         pipeline = gateway.tools["search_docs"].pipeline
         assert pipeline is not None
-        embedder = pipeline.pipeline.get_component("dense_embedder")
+        embedder: Any = pipeline.pipeline.get_component("dense_embedder")
         sparse = Bm25SparseTextEmbedder()
         for label, extra, condition in (("no_filter", {}, None), ("filtered", FILTERED, FILTERS)):
             embed, store_only, server, overhead = [], [], [], []
@@ -324,26 +313,20 @@ def measure_gateway(data_dir: Path, texts: list[str]) -> dict[str, Any]:
                 query = f"{text} {label}"  # distinct per stage too: the gateway never finds it cached
                 started = time.perf_counter()
                 dense = embedder.embedding_backend.embed_one(query)
-                embed.append((time.perf_counter() - started) * 1000)
+                embed.append(time.perf_counter() - started)
                 request = store_request(dense, sparse.run(query)["sparse_embedding"], condition)
                 store_only.append(timed(lambda r=request: store.hybrid_search(r)))  # type: ignore[misc]
                 arguments = {"query": query, **extra}
                 server.append(timed(lambda a=arguments: gateway.call("search_docs", a)))  # type: ignore[misc]
                 overhead.append(server[-1] - embed[-1] - store_only[-1])
             result[label] = {
-                "query_embedding_ms": percentiles(embed),
-                "store_query_ms": percentiles(store_only),
-                "server_ms": percentiles(server),
-                "gateway_overhead_ms": percentiles(overhead),
+                "query_embedding_ms": spread(embed),
+                "store_query_ms": spread(store_only),
+                "server_ms": spread(server),
+                "gateway_overhead_ms": spread(overhead),
             }
         gateway.writer.close()
     return result
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 WRK_SCRIPT = """
@@ -388,27 +371,13 @@ def measure_concurrency(data_dir: Path, clients: int, per_client: int, seconds: 
     port = free_port()
     env = {
         **os.environ,
+        "HAYGATE_HOME": str(PROJECT),
         "HAYGATE_DATA_DIR": str(data_dir),
         "HAYGATE_MODEL_CACHE_DIR": str(MODELS),
         "HAYGATE_WATCH": "false",
-        "HAYGATE_PORT": str(port),
     }
-    server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "haygate"), "serve", "--http"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{base}/health", timeout=2).json().get("status") in ("ready", "degraded"):
-                    break
-            except (httpx.HTTPError, ValueError):
-                pass
-            time.sleep(0.5)
+    with served(serve_command(port), port=port, env=env, cwd=PROJECT, timeout=180) as server:
+        base = server.url
         url = f"{base}/api/tools/search_docs"
         if shutil.which("wrk"):
             one = run_wrk(base, connections=1, seconds=seconds)
@@ -441,7 +410,7 @@ def measure_concurrency(data_dir: Path, clients: int, per_client: int, seconds: 
                     for text in texts:
                         began = time.perf_counter()
                         response = await client.post(url, json={"query": text})
-                        latencies.append((time.perf_counter() - began) * 1000)
+                        latencies.append(time.perf_counter() - began)
                         failures += response.status_code != 200
 
                 await asyncio.gather(*(worker(concurrent_texts[i::clients]) for i in range(clients)))
@@ -454,7 +423,7 @@ def measure_concurrency(data_dir: Path, clients: int, per_client: int, seconds: 
             "clients": clients,
             "calls": len(concurrent_texts),
             "per_s": round(len(concurrent_texts) / many_seconds, 1),
-            "latency_ms": percentiles(latencies),
+            "latency_ms": spread(latencies),
             "load": load(),
         }
         return {
@@ -464,9 +433,6 @@ def measure_concurrency(data_dir: Path, clients: int, per_client: int, seconds: 
             "throughput_ratio": round(many["per_s"] / one["per_s"], 2),
             "errors": errors + failures,
         }
-    finally:
-        server.terminate()
-        server.wait(30)
 
 
 def real_texts(limit: int, folder: Path) -> tuple[Path, str]:
@@ -491,7 +457,7 @@ def measure_ingest(limit: int, work: Path, rounds: int = 2) -> dict[str, Any]:
         for runtime in ("onnx", "torch"):
             with Loader(settings_for(work / f"ingest-{runtime}-{round_number}")) as loader:
                 collection = loader.collection("docs")
-                embedder = collection.indexing.get_component("dense_embedder")
+                embedder: Any = collection.indexing.get_component("dense_embedder")
                 embedder.backend = runtime
                 embedder.warm_up()
                 started = time.perf_counter()
@@ -510,7 +476,7 @@ def measure_ingest(limit: int, work: Path, rounds: int = 2) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m scripts.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=20000, help="synthetic collection for gateway/concurrency")
     parser.add_argument("--queries", type=int, default=200, help="distinct queries per measurement")
     parser.add_argument("--clients", type=int, default=64, help="concurrent HTTP clients")

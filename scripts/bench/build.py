@@ -4,17 +4,18 @@ Writes --sections documentation sections (random unit vectors, as an ingest that
 durable, searchable, indexes not built) into the `docs` collection of a fresh `haygate init` project, then
 starts `haygate serve --http` on it, which builds the indexes once it is up. From the first `ready` until the
 shard's manifest says it is built, one client makes `search_docs` calls one after another (a distinct text
-each time) and another checks `GET /health` every 50 ms, each timed. Prints JSON: the build's wall time,
-the calls' and health checks' p50, p99 and maximum in ms, and the load average before and after.
+each time) and another checks `GET /health` every 50 ms, each timed. Prints JSON: the build's wall time
+(`build_s_after_ready`), the calls' and health checks' `{count, n, p50_ms, p95_ms, p99_ms, max_ms}`
+(`scripts.measure.percentiles`), and the load average before and after. Figures: docs/results/benchmarks.md.
 
 With `--copy DATA_DIR --collection candidates`, the points of that collection in an ingested data dir (say
-the 10,000 CVs of `scripts/bench_skills.py`) are copied, vectors and all, into the fresh project in place of
+the 10,000 CVs of `scripts.bench.skills`) are copied, vectors and all, into the fresh project in place of
 the sections, and the calls are `search_by_skills` ones: a recruiter's base just ingested without --wait.
 
 It drives the server only over HTTP and the data only through the store, so the same script measures any
 version of haygate (the figures before and after a change are two runs of it, one per checkout).
-Run: `.venv/bin/python scripts/bench_build.py --sections 60000`, or
-`.venv/bin/python scripts/bench_build.py --copy bench-out/skills/data-10000 --collection candidates`.
+Run: `.venv/bin/python -m scripts.bench.build --sections 60000`, or
+`.venv/bin/python -m scripts.bench.build --copy bench-out/skills/data-10000 --collection candidates`.
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -24,9 +25,6 @@ import argparse
 import json
 import os
 import shutil
-import signal
-import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -41,15 +39,10 @@ from haystack import Document
 
 from haygate.gateway.loader import Loader
 from haygate.settings import Settings
+from scripts import PROJECT
+from scripts.measure import free_port, load_average, percentiles, served
 
 BATCH = 2000
-PROJECT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def write_sections(settings: Settings, count: int) -> float:
@@ -99,23 +92,14 @@ CALLS = {  # the tool called during the build, per collection copied, and its n-
 }
 
 
-def check_health(port: int, building: threading.Event, times: list[float], timeout: float) -> None:
+def check_health(url: str, building: threading.Event, times: list[float], timeout: float) -> None:
     """`GET /health` every 50 ms from a client of its own, while the build lasts: what a load balancer sees."""
-    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=timeout) as http:
+    with httpx.Client(base_url=url, timeout=timeout) as http:
         while building.is_set():
             asked = time.perf_counter()
             http.get("/health").raise_for_status()
             times.append(time.perf_counter() - asked)
             time.sleep(0.05)
-
-
-def spread(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    return {
-        "p50_ms": round(statistics.median(ordered) * 1000, 1),
-        "p99_ms": round(ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1000, 1),
-        "max_ms": round(ordered[-1] * 1000, 1),
-    }
 
 
 def main() -> None:
@@ -147,54 +131,37 @@ def main() -> None:
         env["HAYGATE_PORT"] = str(port)
         if models is not None:
             env["HAYGATE_MODEL_CACHE_DIR"] = str(models)
-        load_before = os.getloadavg()
-        with (Path(scratch) / "serve.log").open("wb") as log:
-            server = subprocess.Popen(
-                [haygate, "serve", "--http"], env=env, stdout=log, stderr=log, start_new_session=True
-            )
+        load_before = load_average()
         calls: list[float] = []
         health: list[float] = []
-        try:
-            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=args.timeout) as http:
-                deadline = time.monotonic() + 120
-                while True:
-                    try:
-                        if http.get("/health").json().get("status") in ("ready", "degraded"):
-                            break
-                    except httpx.TransportError:
-                        pass
-                    if time.monotonic() > deadline:
-                        raise SystemExit("the server did not become ready")
-                    time.sleep(0.1)
-                ready = time.perf_counter()
-                building = threading.Event()
-                building.set()
-                checker = threading.Thread(target=check_health, args=(port, building, health, args.timeout))
-                checker.start()
-                deadline = time.monotonic() + args.timeout
-                try:
-                    while watcher.needs_optimizing() and time.monotonic() < deadline:
-                        asked = time.perf_counter()
-                        http.post(f"/api/tools/{tool}", json=arguments(len(calls))).raise_for_status()
-                        calls.append(time.perf_counter() - asked)
-                finally:
-                    building.clear()
-                    checker.join()
-                built = time.perf_counter() - ready
-        finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(60)
+        log = Path(scratch) / "serve.log"
+        with (
+            served([haygate, "serve", "--http"], port=port, env=env, log=log, timeout=120) as server,
+            httpx.Client(base_url=server.url, timeout=args.timeout) as http,
+        ):
+            ready = time.perf_counter()
+            building = threading.Event()
+            building.set()
+            checker = threading.Thread(target=check_health, args=(server.url, building, health, args.timeout))
+            checker.start()
+            deadline = time.monotonic() + args.timeout
+            try:
+                while watcher.needs_optimizing() and time.monotonic() < deadline:
+                    asked = time.perf_counter()
+                    http.post(f"/api/tools/{tool}", json=arguments(len(calls))).raise_for_status()
+                    calls.append(time.perf_counter() - asked)
+            finally:
+                building.clear()
+                checker.join()
+            built = time.perf_counter() - ready
     result: dict[str, Any] = {
         "collection": args.collection,
         "points": points,
         "write_s": round(written, 1),
         "build_s_after_ready": round(built, 1),
-        "calls": {"count": len(calls), **(spread(calls) if calls else {})},
-        "health": {"count": len(health), **(spread(health) if health else {})},
-        "load_average": {
-            "before": [round(x, 2) for x in load_before],
-            "after": [round(x, 2) for x in os.getloadavg()],
-        },
+        "calls": {"count": len(calls), **percentiles(calls)},
+        "health": {"count": len(health), **percentiles(health)},
+        "load_average": {"before": load_before, "after": load_average()},
     }
     print(json.dumps(result, indent=2))
 

@@ -14,7 +14,8 @@ The corpus is `--sections N` haystack-docs sections (../shared) or `--markdown D
 `haygate ingest docs DIR` reads it. The ingest runs first, into an empty data dir (models warmed up
 beforehand, so no figure holds a model load). Prints JSON: the wall times, the ratios, texts/s, the ingest's
 peak RSS, and the load average beside each.
-Run: `.venv/bin/python scripts/ingest_floor.py --sections 1000` or `--markdown /path/to/docs`.
+Figures: docs/results/benchmarks.md.
+Run: `.venv/bin/python -m scripts.bench.ingest_floor --sections 1000` or `--markdown /path/to/docs`.
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -22,8 +23,6 @@ import haygate._env  # noqa: F401  (offline defaults first)
 # isort: split
 import argparse
 import json
-import os
-import resource
 import tempfile
 import time
 from pathlib import Path
@@ -34,16 +33,13 @@ from haygate.gateway.loader import Loader
 from haygate.ingest.indexer import ingest_files
 from haygate.ingest.readers import read_records
 from haygate.settings import Settings
+from scripts import PROJECT
+from scripts.measure import load_average, peak_rss_mb
 
-PROJECT = Path(__file__).resolve().parents[1]
 CORPUS = PROJECT.parent / "shared" / "data" / "haystack-docs" / "sections.jsonl"
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 FLOOR_WINDOW = 180  # words: what all-MiniLM-L6-v2 reads of a text (256 word pieces, ~1.35 a word)
 TOKEN_WINDOW = 254  # word pieces: what it reads of any text, [CLS] and [SEP] aside
-
-
-def load() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
 
 
 def main() -> None:
@@ -76,14 +72,14 @@ def main() -> None:
         with Loader(settings) as loader:
             collection = loader.collection("docs")
             collection.indexing.warm_up()
-            before = load()
+            before = load_average()
             report = ingest_files(collection, [source], progress=False, optimize=False)
             result["ingest"] = {
                 "seconds": round(report.seconds, 1),
                 "chunks": report.chunks,
                 "chunks_per_s": round(report.chunks / report.seconds, 1),
-                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-                "load": {"before": before, "after": load()},
+                "peak_rss_mb": peak_rss_mb(),
+                "load": {"before": before, "after": load_average()},
             }
             stored = collection.store.meta_by_filter(None)
         words = [w for record in read_records(source) for w in str((record.data or {}).get("text") or "").split()]
@@ -101,7 +97,7 @@ def main() -> None:
         token_windows = [decode(pieces[i : i + TOKEN_WINDOW]) for i in range(0, len(pieces), TOKEN_WINDOW)]
         result["word_pieces"] = len(pieces)
         for name, encoded in (("words_once", windows), ("tokens_once", token_windows), ("same_texts", texts)):
-            before = load()
+            before = load_average()
             started = time.perf_counter()
             backend.embed(encoded, batch_size=32)
             bare = time.perf_counter() - started
@@ -109,7 +105,7 @@ def main() -> None:
                 "seconds": round(bare, 1),
                 "texts": len(encoded),
                 "words": len(words) if name == "words_once" else sum(len(t.split()) for t in encoded),
-                "load": {"before": before, "after": load()},
+                "load": {"before": before, "after": load_average()},
             }
         result["ingest_over_floor"] = round(report.seconds / result["words_once"]["seconds"], 2)
         result["ingest_over_tokens_once"] = round(report.seconds / result["tokens_once"]["seconds"], 2)

@@ -1,4 +1,5 @@
-"""Benchmarks for the live service (issue #12). Prints one JSON document; nothing here is asserted.
+"""The live service: start-up, writes through a server against an in-process ingest, and search latency
+under writes. Prints one JSON document; nothing here is asserted.
 
 startup  Time from launching `haygate serve` to `initialize`, to `tools/list` and to the first successful
          `search_docs` call, over stdio (the official `mcp` SDK) and HTTP (FastMCP's client), on the bundled
@@ -7,11 +8,13 @@ startup  Time from launching `haygate serve` to `initialize`, to `tools/list` an
 writes   Records per second written by `haygate ingest` in-process (a warm loader, the work only) against
          the same records written through a warm `serve --http` in requests of 1,024 (one ingest batch), as
          the CLI does when a server holds the data dir. `docs` (embedded with the model) and `entities` (no model).
-search   REST `search_docs` latency p50/p95 on a served `docs` collection, alone and while another client
+search   REST `search_docs` latency on a served `docs` collection, alone and while another client
          keeps upserting documents; every query is new to the server (no cached query embedding).
 
-Run: `.venv/bin/python scripts/bench_live.py [--before /tmp/haygate-before] [--skip writes ...]`.
-Each figure is printed with the load average (`uptime`) taken when it was measured.
+Reading the output: start-up figures are medians over the rounds in seconds (`*_s`), write rates are records
+per second, search latencies are `{n, p50_ms, p95_ms, p99_ms, max_ms}` (`scripts.measure.percentiles`); each
+beside the 1-minute load average taken when it was measured. Figures: docs/results/benchmarks.md.
+Run: `.venv/bin/python -m scripts.bench.live [--before /tmp/haygate-before] [--skip writes ...]`.
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -21,9 +24,7 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -40,8 +41,9 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from haygate.ingest.report import BATCH_RECORDS
+from scripts import PROJECT
+from scripts.measure import free_port, load_average, percentiles, serve_command, served
 
-PROJECT = Path(__file__).resolve().parent.parent
 SHARED_SECTIONS = PROJECT.parent / "shared" / "data" / "haystack-docs" / "sections.jsonl"
 QUERY = {"query": "how do NOT filters work"}
 SECOND_QUERY = {"query": "serialize a pipeline to YAML"}
@@ -50,26 +52,11 @@ MODELS = Path(tempfile.mkdtemp(prefix="haygate-bench-live-models-"))
 
 
 def load() -> float:
-    return round(os.getloadavg()[0], 2)
+    return load_average()[0]
 
 
 def median(values: list[float]) -> float:
     return round(statistics.median(values), 3)
-
-
-def percentiles(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    return {
-        "p50_ms": round(1000 * statistics.median(ordered), 1),
-        "p95_ms": round(1000 * ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1),
-        "n": len(ordered),
-    }
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def server_env(checkout: Path, data_dir: Path, **values: str) -> dict[str, str]:
@@ -116,11 +103,9 @@ async def stdio_startup(checkout: Path, data_dir: Path, log: Path) -> dict[str, 
 
 async def http_startup(checkout: Path, data_dir: Path, log: Path) -> dict[str, float]:
     port = free_port()
-    command = [sys.executable, "-m", "haygate.cli", "serve", "--http", "--port", str(port)]
+    env = server_env(checkout, data_dir)
     launched = time.perf_counter()
-    with log.open("ab") as errlog:
-        process = subprocess.Popen(command, env=server_env(checkout, data_dir), stderr=errlog, cwd=checkout)
-    try:
+    with served(serve_command(port), port=port, env=env, cwd=checkout, log=log, health=None):  # timed here
         with anyio.fail_after(300):
             while True:
                 try:
@@ -146,9 +131,6 @@ async def http_startup(checkout: Path, data_dir: Path, log: Path) -> dict[str, f
                         break
                 except (httpx.HTTPError, OSError, RuntimeError):
                     await anyio.sleep(0.05)
-    finally:
-        process.terminate()
-        process.wait(60)
     assert not result.is_error, result
     return {
         "initialize_s": initialized,
@@ -211,26 +193,12 @@ def entity_records(count: int) -> list[dict[str, Any]]:
 
 
 @contextmanager
-def served(data_dir: Path, log: Path) -> Iterator[str]:
+def admin_server(data_dir: Path, log: Path) -> Iterator[str]:
+    """This checkout served on the admin tier (writes allowed), ready: its URL."""
     port = free_port()
-    command = [sys.executable, "-m", "haygate.cli", "serve", "--http", "--port", str(port)]
     env = server_env(PROJECT, data_dir, HAYGATE_TIER="admin", HAYGATE_WATCH="false")
-    with log.open("ab") as errlog:
-        process = subprocess.Popen(command, env=env, stderr=errlog, cwd=PROJECT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{url}/health", timeout=2).json()["status"] in ("ready", "degraded"):
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(60)
+    with served(serve_command(port), port=port, env=env, cwd=PROJECT, log=log) as server:
+        yield server.url
 
 
 def upsert_through(url: str, collection: str, records: list[dict[str, Any]]) -> None:
@@ -270,7 +238,7 @@ def measure_writes(work: Path, docs: int, entities: int, rounds: int) -> dict[st
             loads.append(load())
             direct.append(ingest_direct(collection, records, Path(tempfile.mkdtemp(dir=work)), warm))
             loads.append(load())
-            with served(Path(tempfile.mkdtemp(dir=work)), work / "writes.log") as url:
+            with admin_server(Path(tempfile.mkdtemp(dir=work)), work / "writes.log") as url:
                 upsert_through(url, collection, [warm])
                 started = time.perf_counter()
                 upsert_through(url, collection, records)
@@ -289,7 +257,7 @@ def measure_writes(work: Path, docs: int, entities: int, rounds: int) -> dict[st
 def measure_search(work: Path, docs: int, queries: int) -> dict[str, Any]:
     records = doc_records(docs)
     titles = [r["title"] for r in records][:queries]
-    with served(Path(tempfile.mkdtemp(dir=work)), work / "search.log") as url:
+    with admin_server(Path(tempfile.mkdtemp(dir=work)), work / "search.log") as url:
         upsert_through(url, "docs", records)
         http = httpx.Client(base_url=url, timeout=120)
 

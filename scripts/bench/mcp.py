@@ -16,8 +16,10 @@ transport and the protocol, Python that holds the GIL, so what bounds the calls 
 the client's CPU per call, and the p50 of (path - REST) over the rounds, each round's calls
 made back to back; and what the official client's check of a result against the tool's output schema costs
 alone (`client_schema_validation_ms`: client work that REST does not do). Prints one JSON document, with
-the load average before and after.
-Run: `.venv/bin/python scripts/bench_mcp.py [--rounds 150] [--checkout DIR]` (`--checkout`: serve an older
+the load average before and after: per path `{n, p50_ms, p95_ms, p99_ms, max_ms}` of the wall times
+(`scripts.measure.percentiles`), `minus_rest_p50_ms`, and the mean CPU per call (`server_cpu_ms`,
+`server_loop_cpu_ms`, `client_cpu_ms`). Figures: docs/results/benchmarks.md.
+Run: `.venv/bin/python -m scripts.bench.mcp [--rounds 150] [--checkout DIR]` (`--checkout`: serve an older
 haygate's code and configs, to compare before and after one after the other).
 """
 
@@ -29,14 +31,13 @@ import json
 import os
 import random
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import AsyncExitStack, contextmanager
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -45,18 +46,14 @@ import fastmcp
 import httpx
 import mcp
 from mcp.client.stdio import StdioServerParameters
-from query_texts import judged_texts
 
-PROJECT = Path(__file__).resolve().parents[1]
+from scripts import PROJECT
+from scripts.measure import free_port, load_average, percentiles, serve_command, served
+from scripts.workload.query_texts import judged_texts
+
 MODERN = "2026-07-28"
 TOOL = "search_docs"
 Call = Callable[[str], Awaitable[Any]]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def server_env(checkout: Path, data_dir: Path) -> dict[str, str]:
@@ -82,30 +79,6 @@ def cpu_ns(pid: int) -> tuple[int, int]:
         total += ran
         main += ran if task.name == str(pid) else 0
     return total, main
-
-
-@contextmanager
-def http_server(checkout: Path, data_dir: Path, log: Path) -> Iterator[tuple[str, int]]:
-    port = free_port()
-    command = [sys.executable, "-m", "haygate.cli", "serve", "--http", "--port", str(port)]
-    with log.open("ab") as errors:
-        process = subprocess.Popen(command, env=server_env(checkout, data_dir), stderr=errors, cwd=checkout)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{url}/health", timeout=2).json()["status"] in ("ready", "degraded"):
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        else:
-            raise SystemExit(f"the server did not start: see {log}")
-        yield url, process.pid
-    finally:
-        process.terminate()
-        process.wait(60)
 
 
 def children() -> set[int]:
@@ -151,7 +124,10 @@ async def measure(checkout: Path, rounds: int, work: Path) -> dict[str, Any]:
     texts = judged_texts()
     random.Random(7).shuffle(texts)
     queries = (f"{text} {n}" if n else text for n in range(100) for text in texts)  # each text once
-    with http_server(checkout, data_dir, work / "server.log") as (url, pid):
+    port = free_port()
+    log = work / "server.log"
+    with served(serve_command(port), port=port, env=env, cwd=checkout, log=log) as http_server:
+        url, pid = http_server.url, http_server.process.pid
         async with AsyncExitStack() as stack:
 
             async def stdio_client(era: str) -> tuple[Any, int]:
@@ -208,7 +184,7 @@ async def measure(checkout: Path, rounds: int, work: Path) -> dict[str, Any]:
             client: dict[str, list[float]] = {name: [] for name in paths}
             order = list(paths)
             shuffler = random.Random(11)
-            load_before = os.getloadavg()
+            load_before = load_average()
             for _ in range(rounds):
                 shuffler.shuffle(order)
                 for name in order:
@@ -222,22 +198,20 @@ async def measure(checkout: Path, rounds: int, work: Path) -> dict[str, Any]:
                     cpu_after = cpu_ns(server_pid)
                     server[name].append(cpu_after[0] - cpu_before[0])
                     loop[name].append(cpu_after[1] - cpu_before[1])
-            load_after = os.getloadavg()
+            load_after = load_average()
             validation_ms = await client_validation_ms(sdk_legacy, next(queries))
     result: dict[str, Any] = {"checkout": str(checkout), "rounds": rounds, "paths": {}}
     for name in paths:
-        ordered = sorted(wall[name])
         deltas = [a - b for a, b in zip(wall[name], wall["rest"], strict=True)]
         result["paths"][name] = {
-            "p50_ms": round(1000 * statistics.median(ordered), 2),
-            "p95_ms": round(1000 * ordered[int(0.95 * (len(ordered) - 1))], 2),
+            **percentiles(wall[name]),
             "minus_rest_p50_ms": round(1000 * statistics.median(deltas), 2),
             "server_cpu_ms": round(statistics.mean(server[name]) / 1e6, 2),
             "server_loop_cpu_ms": round(statistics.mean(loop[name]) / 1e6, 2),
             "client_cpu_ms": round(1000 * statistics.mean(client[name]), 2),
         }
     result["client_schema_validation_ms"] = validation_ms
-    result["load"] = {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in load_after]}
+    result["load"] = {"before": load_before, "after": load_after}
     return result
 
 

@@ -14,14 +14,16 @@ queries, called by the same client.
   (`save_to_disk`); every later start loads it, as haygate loads its index.
 
 Hayhooks is a benchmark dependency only: it is installed into its own venv (`bench-out/hayhooks-venv`,
-with uv), never into haygate's. Prints JSON (also written to `--out`): per server and transport, p50/p95 of
-one client calling in turn, calls/s with 8 and 32 clients, nDCG@10 (ranx, the judged set's qrels), start-up
-to first result, RSS after the run, and the load average beside each figure.
-Run: `.venv/bin/python scripts/bench_peers.py` (the first run embeds the corpus on each side: minutes).
+with uv), never into haygate's. Prints JSON (also written to `--out`): per server and transport, one client
+calling in turn (`{n, p50_ms, p95_ms, p99_ms, max_ms}`, `scripts.measure.percentiles`), `calls_per_s_<N>_clients`
+with 8 and 32 clients, `ndcg_at_10` (ranx, the judged set's qrels), `start_to_first_result_s`, `rss_mb` after
+the run (the server and its children), and the load average beside each figure. Figures:
+docs/results/benchmarks.md.
+Run: `.venv/bin/python -m scripts.bench.peers` (the first run embeds the corpus on each side: minutes).
 
 `--indexing-memory N` measures only what indexing the first N sections needs at its peak, one side after the
 other: the Hayhooks wrapper's own `setup()` building its store (in Hayhooks' venv, the store saved to a
-scratch file), and `scripts/ingest_floor.py --sections N` (haygate's ingest into an empty collection). Each
+scratch file), and `scripts.bench.ingest_floor --sections N` (haygate's ingest into an empty collection). Each
 runs in a process of its own; its peak RSS (`ru_maxrss`) and wall time are printed with the load average.
 """
 
@@ -33,8 +35,6 @@ import ast
 import asyncio
 import json
 import os
-import signal
-import statistics
 import subprocess
 import sys
 import time
@@ -44,14 +44,15 @@ from typing import Any
 
 import httpx
 from fastmcp import Client
-from query_texts import judged_texts
 
 from haygate.components.chunk_ids import record_of
 from haygate.evaluation.runner import ensure_corpus_index, store_settings
 from haygate.gateway.loader import Loader
 from haygate.settings import Settings
+from scripts import PROJECT
+from scripts.measure import load_average, percentiles, rss_mb, served
+from scripts.workload.query_texts import judged_texts
 
-PROJECT = Path(__file__).resolve().parents[1]
 CORPUS = PROJECT.parent / "shared" / "data" / "haystack-docs" / "sections.jsonl"
 JUDGED = PROJECT / "evaluation" / "search_docs"
 HAYHOOKS = ["hayhooks[mcp]==2.1.0", "haystack-ai==3.4.0", "sentence-transformers-haystack==2.0.0"]
@@ -121,25 +122,6 @@ class PipelineWrapper(BasePipelineWrapper):
 '''
 
 
-def load() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
-
-
-def rss_mb(pid: int) -> float:
-    """Resident memory of a process and its children (MB), from /proc."""
-    total = 0
-    pids = [pid]
-    while pids:
-        current = pids.pop()
-        try:
-            status = Path(f"/proc/{current}/status").read_text()
-            total += next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
-            pids += [int(c) for c in Path(f"/proc/{current}/task/{current}/children").read_text().split()]
-        except (OSError, StopIteration):
-            continue
-    return round(total / 1024, 1)
-
-
 def judged() -> tuple[list[dict[str, Any]], dict[str, dict[str, int]]]:
     queries = [json.loads(line) for line in (JUDGED / "queries.jsonl").read_text().splitlines() if line.strip()]
     qrels: dict[str, dict[str, int]] = {}
@@ -188,20 +170,6 @@ def wrapper_env(venv: Path, corpus: Path, store: Path) -> dict[str, str]:
     }
 
 
-def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("ab") as sink:
-        return subprocess.Popen(command, env=env, stdout=sink, stderr=sink, start_new_session=True)
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-
-
 async def first_result(call: Callable[[dict[str, Any]], Awaitable[list[str]]], started: float, timeout: float) -> float:
     """Seconds from `started` (the process's launch) to its first answered call."""
     deadline = time.monotonic() + timeout
@@ -224,17 +192,16 @@ async def measure(
     clients: list[int],
 ) -> dict[str, Any]:
     """One client in turn over every judged query (latency and nDCG@10), then N clients at once (calls/s)."""
-    figures: dict[str, Any] = {"load_before": load()}
+    figures: dict[str, Any] = {"load_before": load_average()}
     times, runs = [], {}
     for query in queries:
         version = query["metadata"]["arguments"].get("version")
         arguments = {"query": query["text"], **({"version": version} if version else {})}
         started = time.perf_counter()
         ids = await call(arguments)
-        times.append((time.perf_counter() - started) * 1000)
+        times.append(time.perf_counter() - started)
         runs[query["_id"]] = [record_of(i) for i in ids]
-    cuts = statistics.quantiles(times, n=100, method="inclusive")
-    figures.update(p50_ms=round(cuts[49], 2), p95_ms=round(cuts[94], 2), ndcg_at_10=ndcg(runs, qrels))
+    figures.update(percentiles(times), ndcg_at_10=ndcg(runs, qrels))
     pool = judged_texts(leaving_out=[JUDGED.name])  # never the judged run's own texts
     for count in clients:
         per_client = max(2, len(pool) // len(clients) // count)
@@ -248,11 +215,12 @@ async def measure(
         began = time.perf_counter()
         await asyncio.gather(*(client(batch[n::count]) for n in range(count)))
         figures[f"calls_per_s_{count}_clients"] = round(len(batch) / (time.perf_counter() - began), 1)
-    figures["load_after"] = load()
+    figures["load_after"] = load_average()
     print(f"{name}: {figures}", file=sys.stderr)
     return figures
 
 
+Server = tuple[list[str], dict[str, str], Path, int]  # command, environment, log and port of a server to start
 Shape = Callable[[dict[str, Any]], dict[str, Any]]  # a call's arguments as one server takes them
 Pick = Callable[[Any], list[str]]  # the ranked ids of an answer
 
@@ -324,7 +292,7 @@ def hayhooks_ids(answer: Any) -> list[str]:
 
 async def run_side(
     name: str,
-    launch: Callable[[], subprocess.Popen[bytes]],
+    server: Server,
     factory: Any,
     queries: list[dict[str, Any]],
     qrels: dict[str, dict[str, int]],
@@ -332,9 +300,9 @@ async def run_side(
     timeout: float,
 ) -> dict[str, Any]:
     """A fresh server process: its start-up to a first result, then the measurements, then its RSS."""
+    command, env, log, port = server
     started = time.monotonic()
-    process = launch()
-    try:
+    with served(command, port=port, env=env, log=log, health=None) as process:  # the start is timed here
         while True:  # an MCP session opens only once the server listens
             try:
                 call = await one_call_each(factory)
@@ -348,9 +316,7 @@ async def run_side(
             figures = await measure(name, call, factory, queries, qrels, clients)
         finally:
             await call.session.__aexit__(None, None, None)  # type: ignore[attr-defined]
-        figures = {"start_to_first_result_s": first, **figures, "rss_mb": rss_mb(process.pid)}
-    finally:
-        stop(process)
+        figures = {"start_to_first_result_s": first, **figures, "rss_mb": rss_mb(process.process.pid, children=True)}
     return figures
 
 
@@ -377,11 +343,11 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     haygate = [str(Path(sys.executable).with_name("haygate")), "serve", "--http"]
     url = f"http://127.0.0.1:{port}"
     arguments = lambda a: {**a, "max_results": TOP_K}  # noqa: E731
-    launch_haygate = lambda: start(haygate, env, out / "haygate.log")  # noqa: E731
+    side: Server = (haygate, env, out / "haygate.log", port)
     rest = rest_caller(url, "/api/tools/search_docs", arguments, haygate_ids)
     mcp = mcp_caller(f"{url}/mcp", "search_docs", arguments, haygate_ids)
-    result["haygate_rest"] = await run_side("haygate rest", launch_haygate, rest, queries, qrels, clients, args.timeout)
-    result["haygate_mcp"] = await run_side("haygate mcp", launch_haygate, mcp, queries, qrels, clients, args.timeout)
+    result["haygate_rest"] = await run_side("haygate rest", side, rest, queries, qrels, clients, args.timeout)
+    result["haygate_mcp"] = await run_side("haygate mcp", side, mcp, queries, qrels, clients, args.timeout)
 
     # Hayhooks: its own venv; the wrapper embeds the corpus on its first start and saves the store.
     venv = hayhooks_venv(PROJECT / "bench-out" / "hayhooks-venv")
@@ -399,17 +365,26 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     hayhooks = str(venv / "bin" / "hayhooks")
     rest_port, mcp_port = port + 1, port + 2
     body = lambda a: {**a, "top_k": TOP_K}  # noqa: E731
-    served = ["--host", "127.0.0.1", "--pipelines-dir", str(pipelines)]
-    rest_server = [hayhooks, "run", *served, "--port", str(rest_port)]
-    mcp_server = [hayhooks, "mcp", "run", *served, "--port", str(mcp_port)]
-    for transport, server, session in (
-        ("rest", rest_server, rest_caller(f"http://127.0.0.1:{rest_port}", "/docs_search/run", body, hayhooks_ids)),
-        ("mcp", mcp_server, mcp_caller(f"http://127.0.0.1:{mcp_port}/mcp", "docs_search", body, hayhooks_ids)),
+    options = ["--host", "127.0.0.1", "--pipelines-dir", str(pipelines)]
+    rest_server = [hayhooks, "run", *options, "--port", str(rest_port)]
+    mcp_server = [hayhooks, "mcp", "run", *options, "--port", str(mcp_port)]
+    for transport, command, port_of, session in (
+        (
+            "rest",
+            rest_server,
+            rest_port,
+            rest_caller(f"http://127.0.0.1:{rest_port}", "/docs_search/run", body, hayhooks_ids),
+        ),
+        (
+            "mcp",
+            mcp_server,
+            mcp_port,
+            mcp_caller(f"http://127.0.0.1:{mcp_port}/mcp", "docs_search", body, hayhooks_ids),
+        ),
     ):
-        log = out / f"hayhooks-{transport}.log"
-        launch = lambda command=server, log=log: start(command, peer_env, log)  # noqa: E731
+        side = (command, peer_env, out / f"hayhooks-{transport}.log", port_of)
         result[f"hayhooks_{transport}"] = await run_side(
-            f"hayhooks {transport}", launch, session, queries, qrels, clients, args.timeout
+            f"hayhooks {transport}", side, session, queries, qrels, clients, args.timeout
         )
     return result
 
@@ -438,7 +413,7 @@ def indexing_memory(out: Path, sections: int) -> dict[str, Any]:
     store = out / f"indexing-store-{sections}.json"
     store.unlink(missing_ok=True)
     env = wrapper_env(venv, corpus, store)
-    before = load()
+    before = load_average()
     printed = subprocess.run(
         [str(venv / "bin" / "python"), "-c", INDEXING_PEAK, str(wrapper)],
         env=env,
@@ -446,10 +421,11 @@ def indexing_memory(out: Path, sections: int) -> dict[str, Any]:
         text=True,
         check=True,
     ).stdout
-    hayhooks = {**json.loads(printed.strip().splitlines()[-1]), "load": {"before": before, "after": load()}}
+    hayhooks = {**json.loads(printed.strip().splitlines()[-1]), "load": {"before": before, "after": load_average()}}
     store.unlink(missing_ok=True)
     printed = subprocess.run(
-        [sys.executable, str(PROJECT / "scripts" / "ingest_floor.py"), "--sections", str(sections)],
+        [sys.executable, "-m", "scripts.bench.ingest_floor", "--sections", str(sections)],
+        cwd=PROJECT,
         capture_output=True,
         text=True,
         check=True,

@@ -1,8 +1,10 @@
 """ranx's metrics compiled by numba against the same metrics run as plain Python (`NUMBA_DISABLE_JIT=1`, which
 haygate sets by default in `haygate._env`): one process each, the import, the scoring and a paired comparison
-of a synthetic run, timed apart, and the figures compared. Prints JSON.
+of a synthetic run, timed apart, and the figures compared. Prints JSON: per side `import_s`, `evaluate_s`
+and `compare_s` (seconds, one run each), the metrics' values, `same_figures` (whether both sides agree) and
+the 1-minute load average. Figures: docs/results/benchmarks.md.
 
-    .venv/bin/python scripts/bench_ranx.py --queries 1000 --depth 100
+    .venv/bin/python -m scripts.bench.ranx --queries 1000 --depth 100
 """
 
 import argparse
@@ -10,6 +12,8 @@ import json
 import os
 import subprocess
 import sys
+
+from scripts.measure import load_average
 
 CHILD = r"""
 import json, random, sys, time
@@ -56,7 +60,7 @@ def main() -> None:
             {
                 "queries": args.queries,
                 "depth": args.depth,
-                "load_1min": round(os.getloadavg()[0], 2),
+                "load_1min": load_average()[0],
                 "compiled": compiled,
                 "plain_python": plain,
                 "same_figures": compiled["metrics"] == plain["metrics"],

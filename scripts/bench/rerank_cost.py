@@ -5,9 +5,10 @@ cross-encoder/ms-marco-MiniLM-L-6-v2 (6 layers, 384 wide, the MiniLM tokenizer) 
 serves it through the tool's real ranker. Its latency is the real model's; its ranking is noise, so only
 the latencies (and that every call still answers) are reported. Both runs are whole tool calls on the
 tool's judged set, side by side in one process: the served pipeline (no model, the fused order), then the
-same pipeline with `ranker.model` set.
+same pipeline with `ranker.model` set. Prints JSON: `latency_ms` per pipeline (as `haygate eval` reports
+a run's latency), the calls per pipeline and the 1-minute load average. Figures: docs/concepts/retrieval.md.
 
-    .venv/bin/python scripts/rerank_cost.py [--judged evaluation/search_docs] [--corpus PATH]
+    .venv/bin/python -m scripts.bench.rerank_cost [--judged evaluation/search_docs] [--corpus PATH]
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -15,7 +16,6 @@ import haygate._env  # noqa: F401  (offline defaults first)
 # isort: split
 import argparse
 import json
-import os
 import tempfile
 from pathlib import Path
 
@@ -24,8 +24,8 @@ import yaml
 from haygate.evaluation.tools import evaluate_tool, load_judged_set
 from haygate.gateway.catalog import load_catalog
 from haygate.settings import Settings
-
-PROJECT = Path(__file__).resolve().parents[1]
+from scripts import PROJECT
+from scripts.measure import load_average
 
 
 def build_cross_encoder(folder: Path) -> Path:
@@ -68,7 +68,7 @@ def main() -> None:
             {
                 "judged": str(args.judged),
                 "calls": len(judged.dataset.queries),
-                "load": os.getloadavg()[0],
+                "load": load_average()[0],
                 "cross_encoder": "ms-marco-MiniLM-L-6-v2 shape, random weights: latency only",
                 "latency_ms": {r.name: r.latency for r in results},
             },

@@ -1,7 +1,7 @@
 """Recruiter search at scale: ingest rate and `search_by_skills` latency at --cvs CVs, and the embedding floor.
 
 The corpus is the 220 real CVs (`../shared/data/resumes`) and, beyond them, CVs recombined from them by
-`scripts/cv_generator.py` (seed 7). Stages, each printed with the load average taken when it ran:
+`scripts.workload.cv_generator` (seed 7). Stages, each printed with the load average taken when it ran:
 
 floor    On the 220 real CVs alone, side by side: a bare encode of exactly what their ingest embeds (each CV's
          350-word windows, with the name as the pipeline embeds it, and each distinct short phrase) with the same
@@ -9,12 +9,14 @@ floor    On the 220 real CVs alone, side by side: a bare encode of exactly what 
          the ingest is from the model's own pace on this machine.
 ingest   The --cvs corpus into the `candidates` collection of --data (skipped when it already holds them):
          CVs/s and chunks/s (chunks and phrases are the points written).
-calls    `search_by_skills` inside the gateway (argument checks, pipeline, formatter; REST adds about a
-         millisecond) on that collection: one required skill per call, the judged set's request texts, each
-         sent once, so no cache answers. p50/p95/max in ms.
+calls    `search_by_skills` inside the gateway (argument checks, pipeline, formatter; REST adds its HTTP round
+         trip) on that collection: one required skill per call, the judged set's request texts, each sent once,
+         so no cache answers: `{calls, n, p50_ms, p95_ms, p99_ms, max_ms}` (`scripts.measure.percentiles`).
 
-Run: `.venv/bin/python scripts/bench_skills.py --cvs 10000` (the 10,000-CV ingest takes about 30 minutes here;
-its data dir is kept under bench-out/ and reused).
+Prints one JSON document, one key per stage; wall times in seconds (`*_s`, `seconds`), rates per second,
+memory in MB. Figures: docs/results/benchmarks.md.
+Run: `.venv/bin/python -m scripts.bench.skills --cvs 10000` (the 10,000-CV ingest takes tens of minutes; its
+data dir is kept under bench-out/ and reused).
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -22,9 +24,6 @@ import haygate._env  # noqa: F401  (offline defaults first)
 # isort: split
 import argparse
 import json
-import os
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,13 +31,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-PROJECT = Path(__file__).resolve().parents[1]
+from scripts import PROJECT
+from scripts.measure import load_average, peak_rss_mb, percentiles
+
 REAL = PROJECT.parent / "shared" / "data" / "resumes" / "resumes.jsonl"
 QUERIES = PROJECT / "evaluation" / "search_by_skills" / "queries.jsonl"
-
-
-def load() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
 
 
 def settings_for(data_dir: Path) -> Any:
@@ -58,12 +55,14 @@ def corpus(count: int, folder: Path) -> Path:
             subprocess.run(
                 [
                     sys.executable,
-                    str(PROJECT / "scripts" / "cv_generator.py"),
+                    "-m",
+                    "scripts.workload.cv_generator",
                     "--count",
                     str(count - 220),
                     "--out",
                     str(generated),
                 ],
+                cwd=PROJECT,
                 check=True,
                 capture_output=True,
             )
@@ -81,7 +80,7 @@ def ingest(data_dir: Path, source: Path) -> dict[str, Any]:
     with Loader(settings_for(data_dir)) as loader:
         collection = loader.collection("candidates")
         collection.indexing.warm_up()
-        before = load()
+        before = load_average()
         started = time.perf_counter()
         report = ingest_files(collection, [source], progress=False, optimize=True)
         took = time.perf_counter() - started
@@ -92,8 +91,8 @@ def ingest(data_dir: Path, source: Path) -> dict[str, Any]:
             "seconds_writing": round(report.seconds, 1),
             "cvs_per_s": round(report.records / report.seconds, 2),
             "points_per_s": round(report.chunks / report.seconds, 1),
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),  # the process so far
-            "load": {"before": before, "after": load()},
+            "peak_rss_mb": peak_rss_mb(),  # the process so far
+            "load": {"before": before, "after": load_average()},
         }
 
 
@@ -102,7 +101,6 @@ def floor(scratch: Path) -> dict[str, Any]:
     from haystack import Document
     from haystack.components.preprocessors import DocumentSplitter
 
-    sys.path.insert(0, str(PROJECT))
     from components.cv_profile import PHRASE_WORDS, phrases
     from haygate.components.embedding_backends import load_backend
 
@@ -115,7 +113,7 @@ def floor(scratch: Path) -> dict[str, Any]:
     unique_phrases = list(dict.fromkeys(p for r in records for p in phrases(r["text"], PHRASE_WORDS)))
     backend = load_backend("sentence-transformers/all-MiniLM-L6-v2", "onnx", PROJECT / "data" / ".models", max_batch=32)
     backend.embed(windows[:32])  # the session is warm before either is timed
-    before = load()
+    before = load_average()
     started = time.perf_counter()
     backend.embed(windows, batch_size=32)
     backend.embed(unique_phrases, batch_size=32)
@@ -126,7 +124,7 @@ def floor(scratch: Path) -> dict[str, Any]:
         "windows": len(windows),
         "distinct_phrases": len(unique_phrases),
         "bare_encode_s": round(bare, 1),
-        "bare_load": {"before": before, "after": load()},
+        "bare_load": {"before": before, "after": load_average()},
         "ingest_s": whole["seconds_writing"],
         "ingest_over_floor": round(whole["seconds_writing"] / bare, 2),
         "floor_cvs_per_s": round(len(records) / bare, 2),
@@ -145,20 +143,17 @@ def calls(data_dir: Path, limit: int) -> dict[str, Any]:
         tool = gateway.get("search_by_skills")
         for warm in ("Python", "Java", "SQL"):
             tool.run({"required_skills": [warm], "top_k": 10})
-        before = load()
+        before = load_average()
         times = []
         for text in texts[:limit]:
             started = time.perf_counter()
             tool.run({"required_skills": [text], "top_k": 10})
-            times.append((time.perf_counter() - started) * 1000)
+            times.append(time.perf_counter() - started)
         gateway.writer.close()
-    ordered = sorted(times)
     return {
         "calls": len(times),
-        "p50_ms": round(statistics.median(ordered), 1),
-        "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 1),
-        "max_ms": round(ordered[-1], 1),
-        "load": {"before": before, "after": load()},
+        **percentiles(times),
+        "load": {"before": before, "after": load_average()},
     }
 
 

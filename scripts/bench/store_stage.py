@@ -15,8 +15,10 @@ checks, pipeline, formatter). The gateway's overhead is the call less the embedd
 The serial part of a call, which bounds throughput on an engine that holds the GIL, is the call less the
 ONNX inference (the one stage that releases the GIL); the script also measures calls/s with 4 threads.
 
-Each query text is sent once per pipeline (suffixed), so no cache answers. Prints JSON: p50/p95 in ms, the
-ratios, and the load average before and after. Run: `.venv/bin/python scripts/store_stage.py`.
+Each query text is sent once per pipeline (suffixed), so no cache answers. Prints JSON: per pipeline and stage
+`{n, p50_ms, p95_ms, p99_ms, max_ms}` (`scripts.measure.percentiles`), the ratios, calls/s, and the load
+average before and after. Figures: docs/results/benchmarks.md.
+Run: `.venv/bin/python -m scripts.bench.store_stage`.
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -24,7 +26,6 @@ import haygate._env  # noqa: F401  (offline defaults first)
 # isort: split
 import argparse
 import json
-import os
 import statistics
 import tempfile
 import threading
@@ -35,7 +36,6 @@ from typing import Any
 
 import qdrant_edge as qe
 import yaml
-from query_texts import judged_texts
 
 from haygate.document_stores.hybrid import HybridQuery, plan
 from haygate.document_stores.payload import convert_id
@@ -43,17 +43,20 @@ from haygate.evaluation.runner import ensure_corpus_index, store_settings
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.settings import Settings
+from scripts import PROJECT
+from scripts.measure import load_average, percentiles
+from scripts.workload.query_texts import judged_texts
 
-PROJECT = Path(__file__).resolve().parents[1]
 CORPUS = PROJECT.parent / "shared" / "data" / "haystack-docs" / "sections.jsonl"
 SERVED = PROJECT / "pipelines" / "tools" / "search_docs.yaml"
 KEPT = 10  # the ranker's top_k: what a call returns
 
 
 def timed(work: Callable[[], Any]) -> float:
+    """Seconds `work` takes."""
     started = time.perf_counter()
     work()
-    return (time.perf_counter() - started) * 1000
+    return time.perf_counter() - started
 
 
 def whole_payload_pipeline(folder: Path) -> Path:
@@ -67,14 +70,6 @@ def whole_payload_pipeline(folder: Path) -> Path:
     path = folder / "search_docs_whole_payloads.yaml"
     path.write_text(yaml.safe_dump(pipeline, sort_keys=False))
     return path
-
-
-def percentiles(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    return {
-        "p50": round(statistics.median(ordered), 2),
-        "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
-    }
 
 
 def throughput(run: Callable[[dict[str, Any]], Any], texts: list[str], threads: int) -> float:
@@ -116,7 +111,7 @@ def main() -> None:
             "ids": gateway.get("search_docs"),
         }
         components = {name: arm.pipeline.pipeline for name, arm in arms.items()}  # type: ignore[union-attr]
-        embedder = components["ids"].get_component("dense_embedder")
+        embedder: Any = components["ids"].get_component("dense_embedder")
         sparse = components["ids"].get_component("sparse_embedder")
         texts = judged_texts()[: args.queries + 20]
         for text in texts[:20]:  # warm every path
@@ -126,7 +121,7 @@ def main() -> None:
         times: dict[str, dict[str, list[float]]] = {
             name: {"store_stage": [], "engine": [], "embedding": [], "call": []} for name in arms
         }
-        load_before = os.getloadavg()
+        load_before = load_average()
         for number, text in enumerate(texts):
             vector = embedder.embedding_backend.embed_one(text)
             request = {
@@ -137,10 +132,8 @@ def main() -> None:
             order = list(arms) if number % 2 == 0 else list(reversed(arms))
             for name in order:
                 pipeline, measured = components[name], times[name]
-                retriever, fetcher = (
-                    pipeline.get_component("retriever"),
-                    pipeline.get_component("fetcher") if name == "ids" else None,
-                )
+                retriever: Any = pipeline.get_component("retriever")
+                fetcher: Any = pipeline.get_component("fetcher") if name == "ids" else None
                 query = HybridQuery(
                     dense=request["query_embedding"],
                     sparse=request["query_sparse_embedding"],
@@ -162,7 +155,7 @@ def main() -> None:
                         fetcher.run(documents=kept)
 
                 # Whichever of the two runs a query first finds its vectors and postings colder: they take turns.
-                same_work = [("engine", engine), ("store_stage", stage)]
+                same_work: list[tuple[str, Callable[[], Any]]] = [("engine", engine), ("store_stage", stage)]
                 for key, work in same_work if number % 2 == 0 else reversed(same_work):
                     measured[key].append(timed(work))
                 suffixed = f"{text} {name}"  # a text this pipeline has not embedded yet
@@ -183,7 +176,7 @@ def main() -> None:
                     statistics.median(measured["store_stage"]) / statistics.median(measured["engine"]), 2
                 ),
             }
-        load_between = os.getloadavg()
+        load_between = load_average()
         spare = judged_texts()[args.queries + 20 :] or texts
         for name, arm in (("ids", arms["ids"]), ("whole", arms["whole"]), ("ids_again", arms["ids"])):
             batch_texts = [f"{t} {name} threads" for t in spare[:200]]
@@ -191,9 +184,9 @@ def main() -> None:
         gateway.writer.close()
     result["threads"] = args.threads
     result["load_average"] = {
-        "before": [round(x, 2) for x in load_before],
-        "between": [round(x, 2) for x in load_between],
-        "after": [round(x, 2) for x in os.getloadavg()],
+        "before": load_before,
+        "between": load_between,
+        "after": load_average(),
     }
     print(json.dumps(result, indent=2))
 

@@ -1,11 +1,13 @@
-"""What logging, metrics and tracing cost a `search_docs` call (issue #17: goal <= 0.3 ms at the p50).
+"""What logging, metrics and tracing cost a `search_docs` call, at the p50, in process (no HTTP).
 
 Two services over one gateway (the bundled samples, ingested into a temporary data dir): one with
 everything on (the per-call JSON log line written to a file, Prometheus metrics, the stage tracer and
 OpenTelemetry spans through a real SDK span processor, exported to nowhere), one with `telemetry` off and
 Haystack's no-op tracer. Calls alternate between them, each with a text never sent before (the judged
-sets' queries), so no cache serves either side. Prints JSON: the p50 of each, the p50 of the per-pair
-differences, and the load average beside them. Run: `.venv/bin/python scripts/bench_telemetry.py`.
+sets' queries), so no cache serves either side. Prints JSON: the p50 of each side (`p50_ms_all_on`,
+`p50_ms_all_off`), their difference (`overhead_p50_ms`), the p50 of the per-pair differences
+(`overhead_median_of_pairs_ms`), and the 1-minute load average before and after (`scripts.measure`). Figures:
+docs/how-to/observe.md. Run: `.venv/bin/python -m scripts.bench.telemetry`.
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -15,8 +17,6 @@ import argparse
 import asyncio
 import json
 import logging
-import os
-import statistics
 import tempfile
 import time
 from collections.abc import Sequence
@@ -25,7 +25,6 @@ from pathlib import Path
 from haystack import tracing
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
-from query_texts import judged_texts
 
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
@@ -35,8 +34,9 @@ from haygate.logs import log_handler
 from haygate.server.service import GatewayService
 from haygate.server.telemetry import Telemetry
 from haygate.settings import Settings
-
-PROJECT = Path(__file__).resolve().parents[1]
+from scripts import PROJECT
+from scripts.measure import load_average, percentiles
+from scripts.workload.query_texts import judged_texts
 
 
 class Nowhere(SpanExporter):
@@ -59,7 +59,7 @@ async def measure(on: GatewayService, off: GatewayService, texts: list[str]) -> 
             service = off
         started = time.perf_counter()
         await service.call("search_docs", {"query": text}, "rest")
-        times[side].append((time.perf_counter() - started) * 1000)
+        times[side].append(time.perf_counter() - started)
     return times
 
 
@@ -88,21 +88,22 @@ def main() -> None:
             off = GatewayService.serving(gateway, Telemetry(base.model_copy(update={"telemetry": False})))
             texts = judged_texts()
             asyncio.run(measure(on, off, texts[:20]))  # both paths warm
-            load_before = os.getloadavg()[0]
+            load_before = load_average()[0]
             times = asyncio.run(measure(on, off, texts[20:]))
-            load_after = os.getloadavg()[0]
+            load_after = load_average()[0]
+        p50_on, p50_off = percentiles(times["on"])["p50_ms"], percentiles(times["off"])["p50_ms"]
         pairs = [a - b for a, b in zip(times["on"], times["off"], strict=False)]
         print(
             json.dumps(
                 {
                     "opentelemetry": not args.no_otel,
                     "calls_per_side": len(times["on"]),
-                    "p50_ms_all_on": round(statistics.median(times["on"]), 3),
-                    "p50_ms_all_off": round(statistics.median(times["off"]), 3),
-                    "overhead_p50_ms": round(statistics.median(times["on"]) - statistics.median(times["off"]), 3),
-                    "overhead_median_of_pairs_ms": round(statistics.median(pairs), 3),
+                    "p50_ms_all_on": p50_on,
+                    "p50_ms_all_off": p50_off,
+                    "overhead_p50_ms": round(p50_on - p50_off, 3),
+                    "overhead_median_of_pairs_ms": percentiles(pairs)["p50_ms"],
                     "log_lines_written": sum(1 for _ in log_file.open()),
-                    "load_average": [round(load_before, 2), round(load_after, 2)],
+                    "load_average": [load_before, load_after],
                 },
                 indent=1,
             )

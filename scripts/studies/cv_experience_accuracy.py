@@ -1,12 +1,14 @@
-"""Years of experience and level of real, annotated CVs (../shared/data/resumes), before and after issue #13.
+"""Years of experience and level of real, annotated CVs (../shared/data/resumes), under the current rule for
+"to Present" and under the rule it replaced.
 
 "before" is the old rule: a range "to Present" ends today (`as_of` = the day this runs, as the old code
 took it). "after" is the current rule for a record without `as_of`, as the resumes are: "Present" ends at
 the latest date the CV's work history states, and the profile is marked open-ended (the years are a lower
 bound). Truth is the human-annotated `years_of_experience` span where it reads as a duration ("6.8 years",
-"15 Months"); levels use the code's own thresholds. Prints JSON.
+"15 Months"); levels use the code's own thresholds. Prints JSON (errors in years, levels as shares of the
+CVs); the figures are in docs/tools/search_by_skills.md.
 
-    .venv/bin/python scripts/cv_experience_accuracy.py [--resumes PATH]
+    .venv/bin/python -m scripts.studies.cv_experience_accuracy [--resumes PATH]
 
 - `annotated`: the whole profile (a stated total wins over work history) on the annotated CVs.
 - `work_history`: the work-history estimate alone, on annotated CVs with a range "to Present": isolates
@@ -26,12 +28,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-# isort: split
-import sys
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's own components/ package
-
-# isort: split
 from components.cv_profile import (
     CvProfile,
     SkillVocabulary,
@@ -41,8 +37,8 @@ from components.cv_profile import (
     work_history,
     work_ranges,
 )
+from scripts import PROJECT
 
-PROJECT = Path(__file__).resolve().parents[1]
 DEFAULT_RESUMES = PROJECT.parent / "shared" / "data" / "resumes" / "resumes.jsonl"
 LEVEL_RANK = {"unknown": -1, "junior": 0, "mid": 1, "senior": 2}
 _ANNOTATED_YEARS = re.compile(r"(\d+(?:\.\d+)?)\s*\+?\s*-?\s*(?:years?|yrs?|yr)", re.IGNORECASE)

@@ -12,9 +12,12 @@ each it reports:
 - unrelated_answered: queries with nothing relevant in the collection (unrelated topics, another tenant's)
   that got any result, of all such queries.
 
-    .venv/bin/python scripts/floor_study.py --judged evaluation/get_decisions \
+Prints one JSON document: per value, these four and nDCG@10, with the 1-minute load average. The figures
+and the floors chosen from them are in docs/results/evaluation.md.
+
+    .venv/bin/python -m scripts.studies.floor --judged evaluation/get_decisions \
         --value none --value '{dense: 0.3}' --value '{dense: 0.3, terms: 1.0}'
-    .venv/bin/python scripts/floor_study.py --judged evaluation/search_docs --param ranker.min_score \
+    .venv/bin/python -m scripts.studies.floor --judged evaluation/search_docs --param ranker.min_score \
         --value none --value 0.5 --value 0.8
 """
 
@@ -23,7 +26,6 @@ import haygate._env  # noqa: F401  (offline defaults first)
 # isort: split
 import argparse
 import json
-import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -34,9 +36,8 @@ from haygate.cli import LIMIT_HELP, positive
 from haygate.evaluation.tools import evaluate_tool, load_judged_set
 from haygate.gateway.catalog import load_catalog
 from haygate.settings import Settings
-
-PROJECT = Path(__file__).resolve().parents[1]
-
+from scripts import PROJECT
+from scripts.measure import load_average
 
 FLOOR = "retriever.relevance_floor"
 
@@ -88,7 +89,7 @@ def main() -> None:
     report = {
         "judged": str(args.judged),
         "param": args.param,
-        "load": round(os.getloadavg()[0], 2),
+        "load": load_average()[0],
         "values": [
             {
                 "value": value,

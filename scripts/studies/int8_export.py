@@ -8,8 +8,9 @@ the export folder. Both run with the same session settings, threads and batches.
 queries; then each ranks the whole corpus by cosine for each query (exact, in numpy, no store), and ranx
 scores nDCG@10. The dense ranking alone is where a change of model shows most: the tools fuse it with BM25.
 Prints JSON: per corpus, the texts/s of each export and their ratio, the cosine of each text's two vectors
-(mean and lowest), and nDCG@10 of each, with the load average beside every timing.
-Run: `.venv/bin/python scripts/int8_export.py [--datasets cranfield cisi scifact-dev]`.
+(mean and lowest), and nDCG@10 of each, with the load average beside every timing. Figures:
+docs/results/benchmarks.md.
+Run: `.venv/bin/python -m scripts.studies.int8_export [--datasets cranfield cisi scifact-dev]`.
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -17,7 +18,6 @@ import haygate._env  # noqa: F401  (offline defaults first)
 # isort: split
 import argparse
 import json
-import os
 import shutil
 import tempfile
 import time
@@ -31,15 +31,16 @@ from ranx import Qrels, Run, evaluate
 from haygate.components.embedding_backends import OnnxBackend, load_backend
 from haygate.components.models import DEFAULT_MODEL
 from haygate.evaluation.datasets import load_dataset
+from scripts import PROJECT
+from scripts.measure import load_average
 
-PROJECT = Path(__file__).resolve().parents[1]
 DATA = PROJECT.parent / "shared" / "data"
 CACHE = PROJECT / "data" / ".models"
 SPLIT = "test"  # the qrels file these corpora ship (see ../shared/data/README.md)
 
 
 def load() -> float:
-    return round(os.getloadavg()[0], 2)
+    return load_average()[0]
 
 
 def corpus_texts(path: Path) -> tuple[list[str], list[str]]:

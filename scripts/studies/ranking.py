@@ -1,4 +1,4 @@
-"""Hybrid ranking variants on the judged datasets, chosen by leave-one-dataset-out (issue #16).
+"""Hybrid ranking variants on the judged datasets, chosen by leave-one-dataset-out.
 
 Each dataset is indexed once by `haygate eval`'s own indexing (the `beir` collection). The study then holds,
 as matrices, what every variant ranks from: the stored dense vectors of every document, each document's
@@ -11,11 +11,14 @@ queries, so variants differ only in how they rank. `bm25 k=1.2 b=0.75` reproduce
 Selection is by leave-one-dataset-out: for each dataset, the variant with the best mean nDCG@10 on the
 *other* datasets is scored on it. A variant that wins only where it was chosen does not generalise.
 
-    .venv/bin/python scripts/ranking_study.py [--datasets scifact-dev:train cranfield:test cisi:test] [--out F]
+    .venv/bin/python -m scripts.studies.ranking [--datasets scifact-dev:train cranfield:test cisi:test] [--out F]
         [--only PREFIX ...]
 
 `--floors` reports instead how a dense relevance floor (cosine to the query) sorts the default ranking's top
 10: precision and recall of what it keeps, and how many judged and unrelated queries it leaves empty.
+
+Prints JSON (also written to `--out`): nDCG@10 per variant and dataset, and the leave-one-dataset-out choices.
+The figures and what was chosen from them are in docs/results/evaluation.md.
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -28,6 +31,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +47,8 @@ from haygate.evaluation.runner import EVAL_COLLECTION, ensure_index, eval_settin
 from haygate.gateway.loader import Loader
 from haygate.settings import Settings
 from haygate.text.bm25 import Bm25Tokenizer
+from scripts import PROJECT
 
-PROJECT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT.parent / "shared" / "data"
 DEFAULT_DATASETS = ["scifact-dev:train", "cranfield:test", "cisi:test"]
 DEPTH = 200  # candidates per source, as the served BEIR pipeline prefetches
@@ -321,18 +325,18 @@ def variants() -> dict[str, Variant]:
         for b in (0.4, 0.6, 0.75, 0.9):
             if (k, b) == (1.2, 0.75):
                 continue
-            found[f"bm25 k={k} b={b}"] = fused_variant(None, lambda s, k=k, b=b: s.bm25(k, b))
-            found[f"dbsf bm25 k={k} b={b}"] = fused_variant(dense, lambda s, k=k, b=b: s.bm25(k, b))
+            found[f"bm25 k={k} b={b}"] = fused_variant(None, partial(Study.bm25, k=k, b=b))
+            found[f"dbsf bm25 k={k} b={b}"] = fused_variant(dense, partial(Study.bm25, k=k, b=b))
     # Field weights: the title counted `tw` times (BM25F), or as a BM25 source of its own.
     for tw in (2.0, 3.0, 5.0):
-        found[f"bm25 title x{tw:g}"] = fused_variant(None, lambda s, tw=tw: s.bm25(title_weight=tw))
-        found[f"dbsf bm25 title x{tw:g}"] = fused_variant(dense, lambda s, tw=tw: s.bm25(title_weight=tw))
+        found[f"bm25 title x{tw:g}"] = fused_variant(None, partial(Study.bm25, title_weight=tw))
+        found[f"dbsf bm25 title x{tw:g}"] = fused_variant(dense, partial(Study.bm25, title_weight=tw))
     found["dbsf + title bm25 source"] = fused_variant(dense, bm25, Study.title_bm25)
     # Passages: the best passage's cosine (MaxP, Dai & Callan 2019), alone, mixed into the dense source,
     # as a third source, or as a rerank of the fused top 50.
     for scheme in PASSAGES:
-        found[f"maxp {scheme}"] = fused_variant(lambda s, sc=scheme: s.maxp(sc), None)
-        found[f"dbsf dense+bm25+maxp {scheme}"] = fused_variant(dense, bm25, lambda s, sc=scheme: s.maxp(sc))
+        found[f"maxp {scheme}"] = fused_variant(partial(Study.maxp, scheme=scheme), None)
+        found[f"dbsf dense+bm25+maxp {scheme}"] = fused_variant(dense, bm25, partial(Study.maxp, scheme=scheme))
         for w in (0.3, 0.5, 0.7):
             mixed = lambda s, sc=scheme, w=w: mix(s, sc, w)  # noqa: E731
             after = lambda s, v, sc=scheme, w=w: mix(s, sc, w, v)  # noqa: E731
@@ -359,7 +363,7 @@ def variants() -> dict[str, Variant]:
                         name = f"r2 d={depth} x{rw:g} prf 3/{beta:g} title x{tw:g} prf from {order}"
                         found[name] = fused_variant(
                             dense,
-                            lambda s, tw=tw: s.bm25(title_weight=tw),
+                            partial(Study.bm25, title_weight=tw),
                             feedback=(3, beta),
                             rerank="w48",
                             rerank_depth=depth,
@@ -382,7 +386,7 @@ def collect(name: str, split: str) -> tuple[Study, Loader]:
     tokenizer = Bm25Tokenizer("english", ascii_folding=True, capitalised_stopwords=True)
     vocabulary: dict[int, int] = {}
     corpus = load_corpus(store, tokenizer, vocabulary)
-    embedder = DenseTextEmbedder(backend="onnx", model_cache_dir=str(settings.models_dir))
+    embedder = DenseTextEmbedder(backend="onnx", model_cache_dir=settings.models_dir)
     embedder.warm_up()
     embed_passages(corpus, embedder, Path(settings.data_dir))
     judged = [q for q in dataset.queries if q in dataset.qrels]
@@ -450,10 +454,10 @@ def main() -> None:
         for spec in args.datasets:
             name, split = spec.split(":")
             study, loader = collect(name, split)
-            others = [load_dataset(SHARED / o.split(":")[0], o.split(":")[1]) for o in args.datasets if o != spec]
-            embedder = DenseTextEmbedder(backend="onnx", model_cache_dir=str(loader.settings.models_dir))
+            other_sets = [load_dataset(SHARED / o.split(":")[0], o.split(":")[1]) for o in args.datasets if o != spec]
+            embedder = DenseTextEmbedder(backend="onnx", model_cache_dir=loader.settings.models_dir)
             embedder.warm_up()
-            unrelated = embedder.embed_many([t for d in others for t in d.queries.values()], cache=False)
+            unrelated = embedder.embed_many([t for d in other_sets for t in d.queries.values()], cache=False)
             floors[name] = floor_report(study, variants()[DEFAULT_VARIANT], unrelated)
             print(json.dumps({name: floors[name]}), file=sys.stderr)
             loader.close()

@@ -4,9 +4,10 @@ The real CVs (../shared/data/resumes) are ingested once into a temporary store b
 own pipeline; then every judged query is sent as the one required skill of a real tool call. For each pair of
 thresholds (the request mapped to a vocabulary skill; a CV phrase matching the request) it reports
 precision@5 over the paraphrases, the paraphrases of a skill held by >= 3 CVs that came back empty, and the
-nonsense requests that did not (each should be empty, with the spec's broadening message).
+nonsense requests that did not (each should be empty, with the tool's broadening message). Prints JSON, one
+row per pair of thresholds; the chosen pair and its figures are in docs/tools/search_by_skills.md.
 
-    .venv/bin/python scripts/skills_calibration.py [--vocabulary-thresholds 0.5 ...] [--thresholds 0.6 ...]
+    .venv/bin/python -m scripts.studies.skills_calibration [--vocabulary-thresholds 0.5 ...] [--thresholds 0.6 ...]
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -24,8 +25,8 @@ from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import ingest_files
 from haygate.settings import Settings
+from scripts import PROJECT
 
-PROJECT = Path(__file__).resolve().parents[1]
 DEFAULT_RESUMES = PROJECT.parent / "shared" / "data" / "resumes" / "resumes.jsonl"
 JUDGED = PROJECT / "evaluation" / "search_by_skills"
 K = 5
@@ -44,7 +45,8 @@ def judged_set(folder: Path, split: str) -> tuple[list[dict[str, Any]], dict[str
 
 
 def measure(gateway: Gateway, queries: list[dict[str, Any]], qrels: dict[str, set[str]]) -> dict[str, Any]:
-    precision, empty_paraphrases, answered_nonsense, kinds = [], [], [], {}
+    precision, empty_paraphrases, answered_nonsense = [], [], []
+    kinds: dict[str, list[float]] = {}
     for query in queries:
         result = gateway.call("search_by_skills", {"required_skills": [query["text"]], "top_k": K})
         ids = [c["candidate_id"] for c in result["candidates"]]

@@ -1,9 +1,10 @@
 """Precision@5 of `search_by_skills` on real, annotated CVs (../shared/data/resumes).
 
 A returned candidate is relevant when the CV's human annotations or its text name the skill (by its name or
-an alias from configs/skills.yaml). The CVs are ingested into a temporary store; prints JSON, then a table.
+an alias from configs/skills.yaml). The CVs are ingested into a temporary store; prints JSON (precision@5 per
+skill and overall, the ingest's seconds), then a table. Figures: docs/tools/search_by_skills.md.
 
-    .venv/bin/python scripts/skills_precision.py [--resumes PATH] [--skills Java SQL ...]
+    .venv/bin/python -m scripts.studies.skills_precision [--resumes PATH] [--skills Java SQL ...]
 """
 
 import haygate._env  # noqa: F401  (offline defaults first)
@@ -16,20 +17,15 @@ import tempfile
 import time
 from pathlib import Path
 
-# isort: split
-import sys
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's own components/ package
-
-# isort: split
 from components.cv_profile import SkillVocabulary
 from components.skills import names_skill
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import ingest_files
 from haygate.settings import Settings
+from scripts import PROJECT
 
-DEFAULT_RESUMES = Path(__file__).resolve().parents[2] / "shared" / "data" / "resumes" / "resumes.jsonl"
+DEFAULT_RESUMES = PROJECT.parent / "shared" / "data" / "resumes" / "resumes.jsonl"
 DEFAULT_SKILLS = ["Java", "SQL", "Selenium", "Python", "AWS", "Docker", "Jenkins", "SAP", "Azure", "Hadoop"]
 
 

@@ -8,7 +8,7 @@ the entries came from, and the base's other sections. The result looks like the 
 found in the text, years of experience from the work-history date ranges, length in words) and to the search.
 CV number n depends only on `--seed` and n, so any prefix of a larger run is the same collection.
 
-    .venv/bin/python scripts/cv_generator.py --count 10000 --out /tmp/cvs.jsonl [--seed 7] [--source PATH]
+    .venv/bin/python -m scripts.workload.cv_generator --count 10000 --out /tmp/cvs.jsonl [--seed 7] [--source PATH]
 
 It writes JSONL records shaped as the real ones (`id` gen-<n>, `name` "Candidate G<n>", `text`) and prints a JSON
 summary: count, seconds, word-count p10/p50/p90 of real and generated CVs, mean work entries of both.
@@ -25,7 +25,9 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-DEFAULT_SOURCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "resumes" / "resumes.jsonl"
+from scripts import PROJECT
+
+DEFAULT_SOURCE = PROJECT.parent / "shared" / "data" / "resumes" / "resumes.jsonl"
 DEFAULT_SEED = 7
 
 # Indeed's top-level headings in the order it writes them. Only a heading's first occurrence opens a section: a

@@ -4,9 +4,10 @@ stand in for the work it times."""
 
 import json
 from collections.abc import Iterable
-from pathlib import Path
 
-EVALUATION = Path(__file__).resolve().parents[1] / "evaluation"
+from scripts import PROJECT
+
+EVALUATION = PROJECT / "evaluation"
 
 
 def judged_texts(leaving_out: Iterable[str] = ()) -> list[str]:

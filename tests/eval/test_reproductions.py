@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from scripts.ranking_study import DEFAULT_VARIANT
-from tests.docs import PROJECT, block, commands, documentation, table
+from scripts.studies.ranking import DEFAULT_VARIANT
+from tests.support.docs import PROJECT, block, commands, documentation, table
 
 pytestmark = [pytest.mark.eval, pytest.mark.shared_data]
 SHARED_DATA = PROJECT.parent / "shared" / "data"
@@ -122,7 +122,7 @@ def test_the_tool_table(env: dict[str, str], figures: list[dict[str, Any]]) -> N
 def test_the_floor_tables(env: dict[str, str], figures: list[dict[str, Any]]) -> None:
     warnings, docs = (
         {json.dumps(v["value"]): v for v in json.loads(run(command, env).stdout)["values"]}
-        for command in commands(block(".venv/bin/python scripts/floor_study.py").text)
+        for command in commands(block(".venv/bin/python -m scripts.studies.floor").text)
     )
     [row] = [r for r in table("| tool | no floor |") if r["tool"] == "`get_warnings`"]
     for column, value in FLOOR_COLUMNS.items():
@@ -148,7 +148,7 @@ def test_the_floor_tables(env: dict[str, str], figures: list[dict[str, Any]]) ->
 @pytest.mark.budget(3600, "every variant ranked on the three indexes, their passages embedded once")
 def test_the_ranking_study(env: dict[str, str], figures: list[dict[str, Any]]) -> None:
     text = documentation()
-    command = re.search(r"`(\.venv/bin/python scripts/ranking_study\.py --out [^`]+)`", text)
+    command = re.search(r"`(\.venv/bin/python -m scripts\.studies\.ranking --out [^`]+)`", text)
     assert command is not None, "the README no longer gives the ranking study's command"
     run(command.group(1), env)
     study = json.loads((PROJECT / command.group(1).split("--out ")[1]).read_text())

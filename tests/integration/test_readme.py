@@ -36,9 +36,10 @@ from haygate.cli import main
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway, load_tools
 from haygate.ingest.indexer import ingest_files
-from tests.cache import copy_tree
-from tests.conftest import PROJECT, copy_project, free_port, make_settings
-from tests.docs import at_test_scale, block, blocks, commands, expanded, table
+from tests.support.cache import copy_tree
+from tests.support.docs import at_test_scale, block, blocks, commands, expanded, table
+from tests.support.project import PROJECT, copy_project, make_settings
+from tests.support.serving import free_port
 
 pytestmark = pytest.mark.integration
 ADD_A_TOOL = PROJECT / "docs" / "how-to" / "add-a-tool.md"
@@ -78,7 +79,7 @@ RUN_BY = {
     ".venv/bin/haygate eval --dataset ../shared/data/scifact-dev --split train \\": "test_the_evaluation_commands",
     'P="--pipeline': "test_the_evaluation_commands",
     ".venv/bin/haygate eval --judged evaluation/search_docs \\": "test_the_tool_evaluation_commands",
-    ".venv/bin/python scripts/floor_study.py": "test_the_floor_study_commands",
+    ".venv/bin/python -m scripts.studies.floor": "test_the_floor_study_commands",
     "export HAYGATE_QDRANT_URL": "test_pointing_at_a_qdrant_server",
     "haygate skill": "tests/integration/test_skills.py::test_the_skill_command_prints_and_writes_the_skill",
 }
@@ -505,7 +506,7 @@ def test_the_walkthrough_tool_works(tmp_path: Path) -> None:
     assert everything["results"][0]["id"] == "n1" and len(everything["results"]) == 2
 
 
-EVAL_PROGRAMS = {".venv/bin/haygate": "haygate", ".venv/bin/python scripts/floor_study.py": "floor_study"}
+EVAL_PROGRAMS = {".venv/bin/haygate": "haygate", ".venv/bin/python -m scripts.studies.floor": "scripts.studies.floor"}
 
 
 @pytest.fixture
@@ -526,8 +527,8 @@ def at_test_scale_here(
             if program == "haygate":
                 assert main(arguments) == 0, (arguments, capsys.readouterr().err[-3000:])
             else:
-                monkeypatch.setattr(sys, "argv", [f"scripts/{program}.py", *arguments])
-                runpy.run_path(str(PROJECT / "scripts" / f"{program}.py"), run_name="__main__")
+                monkeypatch.setattr(sys, "argv", [program, *arguments])
+                runpy.run_module(program, run_name="__main__")
             printed.append(capsys.readouterr().out)
         return printed
 
@@ -598,7 +599,7 @@ NPM_DOCS = Path(yaml.safe_load((PROJECT / "evaluation" / "npm_docs" / "eval.yaml
 def test_the_floor_study_commands(at_test_scale_here: Callable[[str], list[str]]) -> None:
     """The floor studies as quick runs print, for every value, the figures the README's tables report."""
     studies = [
-        json.loads(printed) for printed in at_test_scale_here(block(".venv/bin/python scripts/floor_study.py").text)
+        json.loads(printed) for printed in at_test_scale_here(block(".venv/bin/python -m scripts.studies.floor").text)
     ]
     assert [len(study["values"]) for study in studies] == [3, 2]
     for study in studies:
