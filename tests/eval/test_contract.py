@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from haygate.gateway.runtime import Gateway
-from tests.conftest import http_for, serve
 from tests.integration.test_contract import assert_the_stateful_phase_ran, schemathesis, served
 from tests.integration.test_fuzz import TOOLS, fuzz
+from tests.support.serving import http_for, serve
 
 pytestmark = pytest.mark.eval
 __all__ = ["served"]  # the served process, shared with the short profile's module

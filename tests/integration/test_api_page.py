@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from haygate.gateway.runtime import Gateway
-from tests.browser import browser_page, screenshot
-from tests.conftest import http_for, serve
+from tests.support.browser import browser_page, screenshot
+from tests.support.serving import http_for, serve
 
 pytestmark = pytest.mark.integration
 

@@ -18,7 +18,7 @@ from fastmcp import Client
 
 from haygate.errors import envelope
 from haygate.gateway.runtime import Gateway
-from tests.conftest import mcp_for
+from tests.support.serving import mcp_for
 
 pytestmark = pytest.mark.integration
 SNAPSHOT = Path(__file__).resolve().parents[1] / "fixtures" / "behaviour_snapshot.json"

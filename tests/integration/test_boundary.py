@@ -16,8 +16,8 @@ import uvicorn
 from haygate.server.boundary import normalised_origin, split_host
 from haygate.server.http import build_http_app
 from haygate.server.service import GatewayService
-from tests.conftest import free_port, make_settings, serve
-from tests.unit.gateway.test_service import ENTITY, make_home
+from tests.support.project import ENTITY, make_home, make_settings
+from tests.support.serving import free_port, serve
 
 pytestmark = pytest.mark.integration
 INITIALIZE = {

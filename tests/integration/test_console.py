@@ -13,8 +13,9 @@ import pytest
 from haygate.cli import main
 from haygate.server.http import build_http_app
 from haygate.server.service import GatewayService
-from tests.browser import browser_page, screenshot
-from tests.conftest import PROJECT, make_settings, serve
+from tests.support.browser import browser_page, screenshot
+from tests.support.project import PROJECT, make_settings
+from tests.support.serving import serve
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 TOKEN = "console-token-7"
@@ -48,7 +49,7 @@ def eval_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def service(
     ingested_samples: Path, eval_dir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[GatewayService]:
-    from tests.cache import copy_tree
+    from tests.support.cache import copy_tree
 
     data = copy_tree(ingested_samples, tmp_path_factory.mktemp("console") / "data")
     settings = make_settings(data, tier="admin", token=TOKEN, eval_dir=eval_dir)

@@ -18,9 +18,10 @@ import yaml
 from haygate.cli import main
 from haygate.server.http import build_http_app
 from haygate.server.service import GatewayService
-from tests.browser import browser_page, screenshot
-from tests.cache import copy_tree
-from tests.conftest import copy_project, make_settings, serve
+from tests.support.browser import browser_page, screenshot
+from tests.support.cache import copy_tree
+from tests.support.project import copy_project, make_settings
+from tests.support.serving import serve
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 TOKEN = "judge-token-5"

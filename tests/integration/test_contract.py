@@ -20,10 +20,11 @@ import pytest
 import yaml
 from fastmcp import Client
 
-from tests.cache import copy_tree
-from tests.conftest import PROJECT, free_port
-from tests.installed import require
 from tests.integration.test_readme import stop, wait_until_ready
+from tests.support.cache import copy_tree
+from tests.support.installed import require
+from tests.support.project import PROJECT
+from tests.support.serving import free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 CONTRACT = PROJECT / "tests" / "contract"

@@ -16,9 +16,9 @@ import pytest
 
 from haygate.errors import BY_CODE
 from haygate.settings import Settings
-from tests.browser import browser_page, screenshot
-from tests.conftest import PROJECT
-from tests.docs import nav_pages
+from tests.support.browser import browser_page, screenshot
+from tests.support.docs import nav_pages
+from tests.support.project import PROJECT
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

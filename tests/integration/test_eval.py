@@ -10,7 +10,7 @@ from haygate.cli import main
 from haygate.evaluation.datasets import OTHERS_PER_QUERY
 from haygate.gateway.loader import Loader
 from haygate.settings import Settings
-from tests.conftest import make_settings
+from tests.support.project import make_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]  # ranx compiles its kernels; a model indexes the corpus
 PROJECT = Path(__file__).resolve().parents[2]

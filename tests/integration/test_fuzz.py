@@ -26,8 +26,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from haygate.gateway.runtime import Gateway
-from tests.conftest import http_for, mcp_for, serve
 from tests.contract.refusals import is_raw_query_syntax_refusal
+from tests.support.serving import http_for, mcp_for, serve
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

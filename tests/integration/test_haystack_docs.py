@@ -10,7 +10,8 @@ from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import ingest_files
 from haygate.settings import Settings
-from tests.conftest import SHARED_DATA, make_settings, mcp_for
+from tests.support.project import SHARED_DATA, make_settings
+from tests.support.serving import mcp_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.shared_data, pytest.mark.slow]  # real embeddings of ~100 sections
 SECTIONS = SHARED_DATA / "haystack-docs" / "sections.jsonl"

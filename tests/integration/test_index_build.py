@@ -14,7 +14,8 @@ from haystack import Document
 from haygate.gateway.loader import Loader
 from haygate.server.http import build_http_app
 from haygate.server.service import GatewayService
-from tests.conftest import copy_project, make_settings, serve
+from tests.support.project import copy_project, make_settings
+from tests.support.serving import serve
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 SECTIONS = 8_000

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
-from tests.conftest import SAMPLES_PROJECT, http_for, make_settings, mcp_for
+from tests.support.project import SAMPLES_PROJECT, make_settings
+from tests.support.serving import http_for, mcp_for
 
 pytestmark = pytest.mark.integration
 

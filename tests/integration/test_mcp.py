@@ -9,7 +9,7 @@ from fastmcp import Client
 
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
-from tests.conftest import mcp_for
+from tests.support.serving import mcp_for
 
 pytestmark = pytest.mark.integration
 

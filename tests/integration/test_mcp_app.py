@@ -26,11 +26,12 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
 from haygate.server.apps import OPEN_RECORD, view_uri
-from tests.browser import browser_page, screenshot
-from tests.cache import copy_tree
-from tests.conftest import PROJECT, free_port
-from tests.installed import require
 from tests.integration.test_readme import stop, wait_until_ready
+from tests.support.browser import browser_page, screenshot
+from tests.support.cache import copy_tree
+from tests.support.installed import require
+from tests.support.project import PROJECT
+from tests.support.serving import free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 HOST_FILES = PROJECT / "tests" / "apps_host"

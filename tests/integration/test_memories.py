@@ -13,7 +13,7 @@ from fastmcp import Client
 
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import dangling_links
-from tests.conftest import mcp_for
+from tests.support.serving import mcp_for
 
 pytestmark = pytest.mark.integration
 

@@ -15,7 +15,7 @@ import yaml
 
 from haygate.cli import main
 from haygate.templates import init_project
-from tests.conftest import PROJECT
+from tests.support.project import PROJECT
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 CORPUS = PROJECT / "docs" / "how-to"
@@ -145,8 +145,8 @@ def test_validate_while_a_server_holds_the_data_makes_every_check(
     import subprocess
     import sys
 
-    from tests.conftest import free_port
     from tests.integration.test_readme import stop, wait_until_ready
+    from tests.support.serving import free_port
 
     assert main(["ingest", "docs", str(home / "how-to"), "--no-progress"]) == 0
     tools, pipelines = home / "configs" / "tools", home / "pipelines" / "tools"

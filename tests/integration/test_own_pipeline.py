@@ -14,8 +14,9 @@ from haygate.cli import main
 from haygate.components.response_formatter import DOCUMENTS_ENVELOPE_SCHEMA
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
-from tests.conftest import copy_project, http_for, make_settings, mcp_for, serve
-from tests.docs import block
+from tests.support.docs import block
+from tests.support.project import copy_project, make_settings
+from tests.support.serving import http_for, mcp_for, serve
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -13,7 +13,7 @@ from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import ingest_files
 from haygate.ingest.readers import sample_files
-from tests.conftest import PROJECT, make_settings
+from tests.support.project import PROJECT, make_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -10,7 +10,7 @@ from haygate.cli import main
 from haygate.errors import ConfigurationError
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
-from tests.conftest import copy_project, make_settings
+from tests.support.project import copy_project, make_settings
 
 pytestmark = pytest.mark.integration
 

@@ -16,7 +16,7 @@ from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import ingest_files
 from haygate.settings import Settings
-from tests.conftest import mcp_for
+from tests.support.serving import mcp_for
 
 pytestmark = pytest.mark.integration
 

@@ -22,8 +22,9 @@ from haygate.server.mcp import build_mcp
 from haygate.server.service import GatewayService
 from haygate.settings import Settings
 from haygate.templates import init_project
-from tests.conftest import PROJECT, make_settings, mcp_for
-from tests.docs import block
+from tests.support.docs import block
+from tests.support.project import PROJECT, make_settings
+from tests.support.serving import mcp_for
 
 pytestmark = pytest.mark.integration
 NAME = skill_name(PROJECT.name)  # the example project's skill: named after its folder

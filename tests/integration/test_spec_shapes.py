@@ -16,7 +16,8 @@ from fastmcp import Client
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import ingest_files
-from tests.conftest import make_settings, mcp_for
+from tests.support.project import make_settings
+from tests.support.serving import mcp_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

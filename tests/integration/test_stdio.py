@@ -16,7 +16,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from haygate.gateway.loader import Loader
 from haygate.ingest.indexer import ingest_files
-from tests.conftest import PROJECT, copy_project, make_settings
+from tests.support.project import PROJECT, copy_project, make_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]  # a process of its own: imports torch and Haystack
 

@@ -1,10 +1,11 @@
-"""The tests' build cache (`tests/cache.py`) is keyed by every file a build reads, so a cached build is never
-stale: a new top-level entry of the checkout must be either an input of the sample build or named here, with
-why the build does not read it."""
+"""The tests' build cache (`tests/support/cache.py`) is keyed by every file a build reads, so a cached build is never
+stale: a new top-level entry of the checkout must be either an input of the sample build or named here, with why the
+build does not read it."""
 
 import subprocess
 
-from tests.conftest import PROJECT, SAMPLES_INPUTS
+from tests.support.project import PROJECT
+from tests.support.samples import SAMPLES_INPUTS
 
 NOT_READ_BY_THE_SAMPLES_BUILD = {
     ".ci": "CI's entry point",
@@ -18,7 +19,7 @@ NOT_READ_BY_THE_SAMPLES_BUILD = {
     "scripts": "benchmarks and studies",
     "server.py": "the served entry point; an ingest does not start a server",
     "setup.py": "packaging",
-    "tests": "the tests themselves, but for tests/conftest.py, which holds the build (an input)",
+    "tests": "the tests themselves, but for tests/support/samples.py and project.py, which hold the build (inputs)",
 }
 
 

@@ -1,4 +1,4 @@
-"""`scripts/cv_generator.py` recombines the real CVs into synthetic ones that read like them to the ingest: one
+"""`scripts/workload/cv_generator.py` recombines the real CVs into synthetic ones that read like them to the ingest: one
 dated career per CV, skills in the real lists' wording, real lengths, no real candidate's name, and fast enough to
 grow the collection to 10,000 CVs."""
 
@@ -15,7 +15,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.conftest import PROJECT, SHARED_DATA
+from tests.support.project import PROJECT, SHARED_DATA
 
 RESUMES = SHARED_DATA / "resumes" / "resumes.jsonl"
 pytestmark = pytest.mark.shared_data  # the real CVs, RESUMES
@@ -45,7 +45,7 @@ DATE_LINE = re.compile(
 
 
 def _load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cv_generator", PROJECT / "scripts" / "cv_generator.py")
+    spec = importlib.util.spec_from_file_location("cv_generator", PROJECT / "scripts" / "workload" / "cv_generator.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up by name

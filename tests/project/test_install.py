@@ -3,7 +3,7 @@
 import runpy
 import shlex
 
-from tests.conftest import PROJECT
+from tests.support.project import PROJECT
 
 install = runpy.run_path(str(PROJECT / "scripts" / "install.py"))
 

@@ -1,7 +1,8 @@
-"""The package's layers import only downward, and only the loader (and the entry points) read Settings.
+"""The package's layers import only downward, only the loader (and the entry points) read Settings, and a
+project's components import haygate's public API alone.
 
 Every `import` in every module counts, including imports inside functions, so a cycle cannot hide.
-Run alone: `pytest tests/unit/test_layers.py`.
+Run alone: `pytest tests/project/test_layers.py`.
 """
 
 import ast
@@ -9,13 +10,17 @@ from pathlib import Path
 
 import pytest
 
+from haygate.templates import CHECKOUT, TEMPLATES
+
 PACKAGE = Path(__file__).resolve().parents[2] / "haygate"
+PUBLIC_API = "haygate.api"
 
 # Lowest first. A module may import its own layer and the layers below it.
 LAYERS = [
     [
         "haygate",
         "haygate._env",
+        "haygate.compat",  # Haystack's internals; imports no other haygate module (tests/unit/test_compat.py)
         "haygate.errors",
         "haygate.settings",
         "haygate.templates",
@@ -27,6 +32,7 @@ LAYERS = [
     ["haygate.document_stores"],
     ["haygate.components"],
     ["haygate.ingest"],
+    ["haygate.api"],  # what a project's components may import: re-exports of the layers below
     ["haygate.gateway"],
     ["haygate.server"],
     ["haygate.evaluation"],
@@ -64,7 +70,7 @@ def module_name(path: Path) -> str:
 
 def imports_of(path: Path) -> set[str]:
     """Every haygate module a file imports, at any depth of the file (functions included)."""
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
@@ -111,10 +117,73 @@ def test_the_package_never_imports_a_project() -> None:
 
 
 def _all_imports(path: Path) -> set[str]:
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
     return found
+
+
+def project_component_files() -> list[Path]:
+    """This repository's `components/` and every Python file `haygate init` copies into a new project."""
+    copied = {CHECKOUT / "components"} | {CHECKOUT / p for t in TEMPLATES.values() for p in t.paths}
+    files = {f for root in copied for f in ([root] if root.is_file() else root.rglob("*.py")) if f.suffix == ".py"}
+    return sorted(files)
+
+
+def test_there_are_project_components_to_check() -> None:
+    assert any(path.parent.name == "components" for path in project_component_files())
+
+
+@pytest.mark.parametrize("path", project_component_files(), ids=lambda p: str(p.relative_to(CHECKOUT)))
+def test_a_project_imports_only_the_public_api(path: Path) -> None:
+    """What a project's components may use of haygate is `haygate.api`: the rest may change under them."""
+    inner = sorted(name for name in imports_of(path) if name != PUBLIC_API)
+    assert not inner, f"{path.relative_to(CHECKOUT)} imports {inner}; import them from {PUBLIC_API}"
+
+
+def test_the_public_api_names_what_it_exports() -> None:
+    import haygate.api
+
+    assert sorted(haygate.api.__all__) == sorted(set(haygate.api.__all__))
+    assert all(hasattr(haygate.api, name) for name in haygate.api.__all__)
+
+
+# -- the tests' own layout ----------------------------------------------------------------------------------------
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def mirrored_module(test: Path) -> str | None:
+    """The package module a unit test module stands for (`tests/unit/server/test_service.py` ->
+    `haygate/server/service.py`; `test_<module>_<aspect>.py` where one module has several), or None."""
+    folder = PACKAGE / test.parent.relative_to(TESTS / "unit")
+    name = test.stem.removeprefix("test_")
+    modules = [p.stem for p in folder.glob("*.py")] + [p.name for p in folder.iterdir() if (p / "__init__.py").exists()]
+    found = [m for m in modules if name == m.lstrip("_") or name.startswith(m.lstrip("_") + "_")]
+    return str(folder.relative_to(PACKAGE.parent) / max(found, key=len)) if found else None
+
+
+@pytest.mark.parametrize("test", sorted((TESTS / "unit").rglob("test_*.py")), ids=lambda p: p.name)
+def test_unit_tests_mirror_the_package(test: Path) -> None:
+    assert mirrored_module(test), f"{test.relative_to(TESTS)} tests no module of haygate/ at its place"
+
+
+def test_the_mirror_check_sees_a_test_out_of_place() -> None:
+    assert mirrored_module(TESTS / "unit" / "server" / "test_service.py") == "haygate/server/service"
+    assert mirrored_module(TESTS / "unit" / "gateway" / "test_service.py") is None
+
+
+def test_no_test_imports_the_conftest() -> None:
+    """Fixtures come from conftest.py by name; what tests import lives in tests/support/."""
+    importing = [
+        str(path.relative_to(TESTS))
+        for path in TESTS.rglob("*.py")
+        if any(
+            isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tests.conftest")
+            for node in ast.walk(ast.parse(path.read_text()))
+        )
+    ]
+    assert importing == []

@@ -22,9 +22,11 @@ from pydantic import BaseModel
 
 from haygate import cli, errors
 from haygate.components.chunk_ids import ChunkIds
+from haygate.errors import ExitCode
 from haygate.gateway.declarations import ParameterSpec, ToolDeclaration
 from haygate.gateway.loader import INTERFACE_KEYS
 from haygate.ingest.fields import FieldSpec
+from haygate.ingest.report import IngestReport, Refusal
 from haygate.ingest.schema import CollectionSchema, RecordMapping, StorageSettings
 from haygate.settings import Settings
 
@@ -136,6 +138,13 @@ def test_cli_page_has_a_section_per_command_with_each_option(pages: dict[str, st
                 assert f"| `{action.default}` |" in argument_row(body, action.option_strings[0]), f"{name}: {option}"
 
 
+def test_cli_page_gives_every_field_of_the_ingest_report_the_writer_fills(pages: dict[str, str]) -> None:
+    report = sections(pages["reference/cli.md"])["The ingest report"]
+    written = IngestReport("docs", refused=[Refusal(0, "a.jsonl:1", "no id")]).as_dict()
+    for name in [*written, *written["refused"][0]]:
+        assert re.search(rf"^\| `{name}` \| `\w+` \| \S", report, flags=re.M), name
+
+
 def test_cli_page_says_which_options_exclude_each_other(pages: dict[str, str]) -> None:
     evaluate = sections(pages["reference/cli.md"])["haygate eval"]
     assert "Give exactly one of `--dataset`, `--judged`." in evaluate
@@ -165,11 +174,11 @@ def test_errors_page_gives_each_code_its_status_and_the_exit_status_haygate_retu
 def test_errors_page_shows_the_envelope_and_every_exit_status(reference: ModuleType, pages: dict[str, str]) -> None:
     page = pages["reference/errors.md"]
     assert re.search(r'"error": \{\s+"code": "NOT_FOUND",\s+"message": .*,\s+"details": \{', page)
-    names = {name: value for name, value in vars(cli).items() if name.startswith("EXIT_")}
+    names = {member.name: member.value for member in ExitCode}
     assert set(reference.EXIT_MEANINGS) == set(names), "every exit status has its meaning, and only those"
     exits = sections(page)["Exit codes"]
     for name, value in names.items():
-        assert row(exits, str(value)).startswith(f"| {value} | `{name}` |")
+        assert row(exits, str(value)).startswith(f"| {value} | `ExitCode.{name}` |")
 
 
 def test_yaml_page_has_every_key_of_every_model(pages: dict[str, str]) -> None:

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.installed import require
+from tests.support.installed import require
 
 CHROMIUM = Path(os.environ.get("HAYGATE_TEST_CHROMIUM", "/usr/bin/chromium"))
 # As the machine's notes say: without the background-networking flags Chromium keeps dialling Google's hosts.

@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-PROJECT = Path(__file__).resolve().parent.parent
+from tests.support import PROJECT
+
 KEEP = 3  # builds of one name kept per machine (other checkouts, other branches), the newest first
 SKIPPED = {"__pycache__", ".mypy_cache", ".ruff_cache"}
 

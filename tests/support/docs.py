@@ -15,7 +15,8 @@ from pathlib import Path
 
 import yaml
 
-PROJECT = Path(__file__).resolve().parent.parent
+from tests.support import PROJECT
+
 README = PROJECT / "README.md"
 SITE = PROJECT / "mkdocs.yml"
 
@@ -52,7 +53,7 @@ def read(path: Path | None) -> str:
     return path.read_text() if path is not None else documentation()
 
 
-LIMITED = re.compile(r"(haygate (?:eval|tune)|scripts/floor_study\.py)\b")  # the commands that take --limit
+LIMITED = re.compile(r"(haygate (?:eval|tune)|scripts\.studies\.floor)\b")  # the commands that take --limit
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from haygate.cli import main
 from haygate.errors import ConfigurationError
 from haygate.evaluation.tune import load_grid
 from haygate.settings import Settings
-from tests.conftest import PROJECT
+from tests.support.project import PROJECT
 
 EVAL = PROJECT / "pipelines" / "eval"
 HYBRID = EVAL / "beir_hybrid.yaml"  # DBSF over dense + sparse

@@ -15,8 +15,8 @@ from haygate.errors import ConfigurationError
 from haygate.gateway.declarations import load_declaration, load_declarations
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import load_tools
-from tests.conftest import copy_project
-from tests.installed import require
+from tests.support.installed import require
+from tests.support.project import copy_project
 
 PROJECT = Path(__file__).resolve().parents[3]
 TOOLS = PROJECT / "configs" / "tools"

@@ -14,7 +14,7 @@ from haygate.document_stores.server.document_store import QdrantServerStore
 from haygate.errors import ConfigurationError
 from haygate.gateway.loader import ALLOWED_MODULES, Loader
 from haygate.settings import Settings
-from tests.conftest import copy_project, make_settings
+from tests.support.project import copy_project, make_settings
 
 PROJECT = Path(__file__).resolve().parents[3]
 PIPELINES = sorted((PROJECT / "pipelines").rglob("*.yaml"))

@@ -14,7 +14,7 @@ from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.ingest.indexer import ingest_files
 from haygate.settings import Settings
-from tests.conftest import copy_project
+from tests.support.project import copy_project
 
 PROJECT = Path(__file__).resolve().parents[3]
 ENTITIES = [

@@ -14,7 +14,7 @@ from haystack.dataclasses import SparseEmbedding
 from haygate.gateway.declarations import ParameterSpec, ToolDeclaration, load_declarations
 from haygate.gateway.instructions import Outline, first_sentence, instructions, skill_name, tool_collections
 from haygate.gateway.skill import Skill, build_skill, common_values, paging, result_lines
-from tests.conftest import PROJECT
+from tests.support.project import PROJECT
 
 
 @pytest.fixture(scope="module")
