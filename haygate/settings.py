@@ -38,7 +38,7 @@ class Settings(BaseSettings):
     tier: Tier = Field(default="public", description="Highest tool access tier this server exposes.")
     project_id: str | None = Field(
         default="default",
-        description='Tenant key applied server-side ("default", as spec 001 has it); empty hides tenant-scoped tools.',
+        description='Tenant key applied server-side ("default" in the samples); empty hides tenant-scoped tools.',
     )
 
     @model_validator(mode="before")

@@ -1,4 +1,4 @@
-"""YAML read with libyaml's C parser where PyYAML has it (about 10x the pure-Python one: a project's
+"""YAML read with libyaml's C parser where PyYAML has it (many times faster than the pure-Python one: a project's
 declarations, pipelines and vocabularies are read on every start, reload and `haygate validate`)."""
 
 from typing import Any

@@ -1,4 +1,4 @@
-"""Write an evaluation: report.json (the schema in issue #3), report.md, TREC run files and a PNG plot.
+"""Write an evaluation: report.json (docs/how-to/evaluate.md describes it), report.md, TREC run files and a PNG plot.
 
 The first variant is the baseline: the tables and the plot compare every other variant with it.
 """
