@@ -20,11 +20,10 @@ import pytest
 import yaml
 from fastmcp import Client
 
-from tests.integration.test_readme import stop, wait_until_ready
 from tests.support.cache import copy_tree
 from tests.support.installed import require
 from tests.support.project import PROJECT
-from tests.support.serving import free_port
+from tests.support.serving import served_process
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 CONTRACT = PROJECT / "tests" / "contract"
@@ -40,29 +39,8 @@ def served(tmp_path_factory: pytest.TempPathFactory, ingested_samples: Path) -> 
     """`haygate serve --http` at admin tier (the write routes and tools too) on a copy of the samples, as
     `http://localhost:PORT`: the MCP suite's DNS-rebinding scenario needs a localhost URL."""
     root = tmp_path_factory.mktemp("contract")
-    copy_tree(ingested_samples, root / "data")
-    port = free_port()
-    env = {
-        **os.environ,
-        "HAYGATE_HOME": str(PROJECT),
-        "HAYGATE_DATA_DIR": str(root / "data"),
-        "HAYGATE_TIER": "admin",
-        "HAYGATE_WATCH": "false",
-    }
-    log = root / "serve.log"
-    with log.open("wb") as sink:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "haygate.cli", "serve", "--http", "--port", str(port)],
-            env=env,
-            stdout=sink,
-            stderr=sink,
-            start_new_session=True,
-        )
-    try:
-        wait_until_ready(f"http://127.0.0.1:{port}", server, log)
-        yield f"http://localhost:{port}"
-    finally:
-        stop(server)
+    with served_process(copy_tree(ingested_samples, root / "data"), host="localhost", tier="admin") as url:
+        yield url
 
 
 def schemathesis(

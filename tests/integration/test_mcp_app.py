@@ -8,7 +8,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -26,12 +25,11 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
 from haygate.server.apps import OPEN_RECORD, view_uri
-from tests.integration.test_readme import stop, wait_until_ready
 from tests.support.browser import browser_page, screenshot
 from tests.support.cache import copy_tree
 from tests.support.installed import require
 from tests.support.project import PROJECT
-from tests.support.serving import free_port
+from tests.support.serving import free_port, served_process
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 HOST_FILES = PROJECT / "tests" / "apps_host"
@@ -122,29 +120,9 @@ def served(tmp_path_factory: pytest.TempPathFactory, ingested_samples: Path, hos
     """`haygate serve --http` on a copy of the samples. The host page's origin is allowed (its requests are
     cross-origin, with CORS), as a web host's must be."""
     root = tmp_path_factory.mktemp("mcp-app")
-    copy_tree(ingested_samples, root / "data")
-    port = free_port()
-    env = {
-        **os.environ,
-        "HAYGATE_HOME": str(PROJECT),
-        "HAYGATE_DATA_DIR": str(root / "data"),
-        "HAYGATE_WATCH": "false",
-        "HAYGATE_ALLOWED_ORIGINS": f"http://127.0.0.1:{host_port}",
-    }
-    log = root / "serve.log"
-    with log.open("wb") as sink:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "haygate.cli", "serve", "--http", "--port", str(port)],
-            env=env,
-            stdout=sink,
-            stderr=sink,
-            start_new_session=True,
-        )
-    try:
-        wait_until_ready(f"http://127.0.0.1:{port}", server, log)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop(server)
+    origin = f"http://127.0.0.1:{host_port}"
+    with served_process(copy_tree(ingested_samples, root / "data"), allowed_origins=origin) as url:
+        yield url
 
 
 def ui(tool: Any) -> dict[str, Any] | None:

@@ -145,8 +145,7 @@ def test_validate_while_a_server_holds_the_data_makes_every_check(
     import subprocess
     import sys
 
-    from tests.integration.test_readme import stop, wait_until_ready
-    from tests.support.serving import free_port
+    from tests.support.serving import free_port, stop, wait_until_ready
 
     assert main(["ingest", "docs", str(home / "how-to"), "--no-progress"]) == 0
     tools, pipelines = home / "configs" / "tools", home / "pipelines" / "tools"

@@ -17,11 +17,9 @@ import os
 import re
 import runpy
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,12 +37,11 @@ from haygate.ingest.indexer import ingest_files
 from tests.support.cache import copy_tree
 from tests.support.docs import at_test_scale, block, blocks, commands, expanded, table
 from tests.support.project import PROJECT, copy_project, make_settings
-from tests.support.serving import free_port
+from tests.support.serving import WAIT, free_port, stop, wait_until_ready
 
 pytestmark = pytest.mark.integration
 ADD_A_TOOL = PROJECT / "docs" / "how-to" / "add-a-tool.md"
 LIMIT = 1  # queries per evaluation at test scale
-WAIT = 120  # seconds any one command or server start may take here, inside the test's own budget
 
 
 # Which test runs each block, by the block's first line. A block missing here fails the first test.
@@ -143,25 +140,6 @@ def port_is_free(port: int) -> bool:
         except OSError:
             return False
         return True
-
-
-def wait_until_ready(url: str, server: subprocess.Popen[bytes], log: Path, timeout: float = WAIT) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and server.poll() is None:
-        try:
-            if httpx.get(f"{url}/health", timeout=2).json()["status"] in ("ready", "degraded"):
-                return
-        except (httpx.HTTPError, ValueError):
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"the server never became ready:\n{log.read_text()[-5000:]}")
-
-
-def stop(server: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the whole group (make and the server it started): the server stops cleanly."""
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGTERM)
-    server.wait(60)
 
 
 @pytest.fixture(scope="module")

@@ -23,11 +23,10 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.integration.test_readme import stop, wait_until_ready
 from tests.support.cache import copy_tree
 from tests.support.installed import require
 from tests.support.project import PROJECT
-from tests.support.serving import free_port
+from tests.support.serving import free_port, stop, wait_until_ready
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 WAIT = 120
