@@ -20,17 +20,15 @@ dir holding the ingested samples (`--data-dir`, used in place; else `haygate ing
 The report: calls and errors by tool, transport and code, those the mix provokes (the deliberate invalid
 calls; calls refused or cut off while the server restarts) apart from unexpected ones; p50/p95/p99 per tool
 per window (a minute, or a tenth of a short run) with the load average and RSS beside them; the server's RSS
-(`/proc/<pid>/status` VmRSS) over time, and its growth after warm-up against what the bounded caches can
-explain; how often the written collection's manifest said its indexes were built; and, read back through
-the server over REST and MCP, every acknowledged write present at its last acknowledged revision and no
+(`/proc/<pid>/status`: VmRSS, and its heap and file-backed parts) over time, its growth after warm-up
+against what the bounded caches can explain, and the heap's slope late in each server's life (`rss_lives`);
+how often the written collection's manifest said its indexes were built; and, read back through the server
+over REST and MCP, every acknowledged write present at its last acknowledged revision and no
 acknowledged delete back.
 
-Run: `.venv/bin/python scripts/soak.py --duration 1800 [--data-dir DIR]`.
+Run: `.venv/bin/python -m scripts.soak --duration 1800 [--data-dir DIR]`.
 """
 
-import haygate._env  # noqa: F401  (offline defaults first)
-
-# isort: split
 import argparse
 import json
 import math
@@ -39,7 +37,6 @@ import random
 import resource
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -57,9 +54,11 @@ import anyio
 import httpx
 import yaml
 from fastmcp import Client
+from prometheus_client.parser import text_string_to_metric_families
 
 from haygate.components.dense_text_embedder import QUERY_CACHE_SIZE
 from haygate.server.telemetry import RECENT_CALLS
+from scripts.measure import free_port, load_average, memory_mb, percentiles
 
 PROJECT = Path(__file__).resolve().parent.parent
 JUDGED = PROJECT / "evaluation"
@@ -81,48 +80,12 @@ NOT_SENT = "TRANSPORT:ConnectError"  # refused at connect: the request never lef
 WRITE_TOOLS = ("upsert_records", "delete_records")
 
 
-def load_1min() -> float:
-    return round(os.getloadavg()[0], 2)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def memory_mb(pid: int) -> tuple[float, float, float] | None:
-    """The process's resident set (VmRSS) and its anonymous and file-backed parts (RssAnon: the heap;
-    RssFile: the model and the shards' memory-mapped pages), in MB; None once the process is gone."""
-    try:
-        fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
-        rss, anon, mapped = (round(int(fields[name].split()[0]) / 1024, 1) for name in ("VmRSS", "RssAnon", "RssFile"))
-        return rss, anon, mapped
-    except (OSError, KeyError, ValueError):
-        return None
-
-
 def manifest(data_dir: Path) -> dict[str, Any]:
     """The written collection's `haygate-shard.json` (points, clean, optimized), or {} while it is rewritten."""
     try:
         return dict(json.loads((data_dir / COLLECTION / "haygate-shard.json").read_text()))
     except (OSError, ValueError):
         return {}
-
-
-def percentile(ordered: list[float], q: float) -> float:
-    """Nearest rank on sorted values: the smallest value with at least q of them at or below it."""
-    return ordered[max(0, min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1))]
-
-
-def latency(seconds: list[float]) -> dict[str, Any]:
-    if not seconds:
-        return {"n": 0}
-    ordered = sorted(seconds)
-    return {
-        "n": len(ordered),
-        **{f"p{q}_ms": round(1000 * percentile(ordered, q / 100), 1) for q in (50, 95, 99)},
-    }
 
 
 # -- what happened ------------------------------------------------------------------------------------------
@@ -429,6 +392,7 @@ class Soak:
         self.ledgers: dict[str, Ledger] = {}
         self.load_at_start = 0.0
         self.failures: list[str] = []  # what stopped a step of the run itself (a restart, the read-back)
+        self.embedding_tools: list[str] = []  # tools whose calls embedded their query (`embedding_tools`)
 
     def running(self) -> bool:
         return self.clock() < self.duration
@@ -547,7 +511,8 @@ class Soak:
                 if memory is not None:
                     life = len(self.server.lives) - 1
                     optimized = manifest(self.server.data_dir).get("optimized")
-                    self.samples.append(Sample(round(self.clock(), 1), life, *memory, load_1min(), optimized))
+                    rss = (memory["rss_mb"], memory["anon_mb"], memory["file_mb"])
+                    self.samples.append(Sample(round(self.clock(), 1), life, *rss, load_average()[0], optimized))
             await anyio.sleep(every)
 
     # -- the read-back ----------------------------------------------------------------------------------
@@ -709,17 +674,61 @@ def windows_of(calls: list[Call], samples: list[Sample], duration: float, width:
                 "rss_mb": seen[-1].rss_mb if seen else None,
                 "calls": len(inside),
                 "errors": sum(1 for c in inside if c.outcome != "ok"),
-                "tools": {tool: latency(times) for tool, times in sorted(per_tool.items())},
+                "tools": {tool: percentiles(times) for tool, times in sorted(per_tool.items())},
             }
         )
     return windows
 
 
+async def embedding_tools(url: str, search_tools: list[str]) -> list[str]:
+    """The tools whose calls ran a query embedding stage, from the server's `/metrics` (its stage histogram):
+    only their calls add query cache entries. All search tools when the metrics cannot be read."""
+    try:
+        async with httpx.AsyncClient(timeout=CALL_TIMEOUT) as http:
+            answer = await http.get(f"{url}/metrics")
+            answer.raise_for_status()
+    except httpx.HTTPError:
+        return search_tools
+    return sorted(
+        {
+            sample.labels["tool"]
+            for family in text_string_to_metric_families(answer.text)
+            if family.name == "haygate_pipeline_stage_duration_seconds"
+            for sample in family.samples
+            if sample.name.endswith("_count") and sample.labels.get("stage") == "query_embedding" and sample.value
+        }
+        & set(search_tools)
+    )
+
+
+def cache_entries(soak: Soak, life: Life, start: float, end: float) -> int:
+    """The query cache entries a server process added between `start` and `end`: at most one per answered
+    call of a tool that embeds its query, until the cache was full (it then only replaces). The cache is the
+    process's own, so only that process's calls count: a restarted server starts empty however many calls
+    came before the kill."""
+    searches = [
+        c.started
+        for c in soak.calls
+        if life.launched <= c.started < end and c.tool in soak.embedding_tools and c.outcome == "ok"
+    ]
+    before = sum(1 for started in searches if started < start)
+    return min(len(searches), QUERY_CACHE_SIZE) - min(before, QUERY_CACHE_SIZE)
+
+
 def rss_lives(soak: Soak, warmup: float) -> list[dict[str, Any]]:
     """Per server process: RSS once warmed up (the median of the first samples after `warmup` of its own
-    serving time), at its end, the growth between, and what the query cache could explain of it: at most
-    one entry per search call made after the warm-up, up to the cache's bound. And the slope of the last
-    third, less the query cache's rate then: what a flat server keeps near zero."""
+    serving time), at its end, the growth between, and what the query cache could explain of it
+    (`cache_entries`, an upper bound: a text seen before adds none). And the slope of the
+    last third of the heap (anonymous RSS) less the query cache's rate then: what a flat server keeps near zero.
+
+    Why the heap, and the cache per process, measured inside the served process (mallinfo2, gc counts by
+    type, /proc/self/smaps): once warm, no Python object type grows but the cache's arrays; glibc's free
+    lists (one arena per thread, up to 8 per core) grow in a server's first minutes and then level off, far
+    less with MALLOC_ARENA_MAX=2; the file-backed part grows with the writes, as the written collection fills
+    the pages of its preallocated write-ahead-log segments and vector chunks (fixed-size files the kernel may
+    drop). A leak in the server's code is heap; the file-backed growth stays judged, with the rest, by the
+    growth-after-warm-up margin. A restarted server's cache starts empty: counted over the whole run, it was
+    taken for full and its entries for a leak."""
     figures: list[dict[str, Any]] = []
     for index, life in enumerate(soak.server.lives):
         if life.ready is None:
@@ -736,16 +745,12 @@ def rss_lives(soak: Soak, warmup: float) -> list[dict[str, Any]]:
             statistics.median(s.rss_mb for s in after[-edge:]),
         )
         anon = statistics.median(s.anon_mb for s in after[-edge:]) - statistics.median(s.anon_mb for s in after[:edge])
-        searches = sum(1 for c in soak.calls if warm_from <= c.started < end and c.tool in soak.search_tools)
-        allowance = min(searches, QUERY_CACHE_SIZE) * QUERY_CACHE_ENTRY_MB
+        allowance = cache_entries(soak, life, warm_from, end) * QUERY_CACHE_ENTRY_MB
         late = after[-max(4, len(after) // 3) :]  # the last third: is it still growing, once warm?
         late_minutes = (late[-1].at - late[0].at) / 60
-        late_searches = sum(
-            1 for c in soak.calls if late[0].at <= c.started < late[-1].at and c.tool in soak.search_tools
-        )
-        cache_full = sum(1 for c in soak.calls if c.started < end and c.tool in soak.search_tools) >= QUERY_CACHE_SIZE
-        late_cache = 0.0 if cache_full or not late_minutes else late_searches * QUERY_CACHE_ENTRY_MB / late_minutes
-        late_slope = 60 * slope([(s.at, s.rss_mb) for s in late])
+        late_entries = cache_entries(soak, life, late[0].at, late[-1].at)
+        late_cache = late_entries * QUERY_CACHE_ENTRY_MB / late_minutes if late_minutes else 0.0
+        late_anon_slope = 60 * slope([(s.at, s.anon_mb) for s in late])
         figures.append(
             {
                 "pid": life.pid,
@@ -758,8 +763,11 @@ def rss_lives(soak: Soak, warmup: float) -> list[dict[str, Any]]:
                 "slope_mb_per_min": round(60 * slope([(s.at, s.rss_mb) for s in after]), 2),
                 "query_cache_allowance_mb": round(allowance, 1),
                 "unexplained_growth_mb": round(last - warm - allowance, 1),
-                "late_slope_mb_per_min": round(late_slope, 2),
-                "late_unexplained_mb_per_min": round(late_slope - late_cache, 2),
+                "late_slope_mb_per_min": round(60 * slope([(s.at, s.rss_mb) for s in late]), 2),
+                "late_anon_slope_mb_per_min": round(late_anon_slope, 2),
+                "late_file_slope_mb_per_min": round(60 * slope([(s.at, s.file_mb) for s in late]), 2),
+                "late_query_cache_mb_per_min": round(late_cache, 2),
+                "late_unexplained_mb_per_min": round(late_anon_slope - late_cache, 2),
                 "samples_after_warm_up": len(after),
             }
         )
@@ -784,7 +792,7 @@ def by_tool(calls: list[Call]) -> dict[str, dict[str, Any]]:
                 "calls": len(group),
                 "ok": sum(1 for c in group if c.outcome == "ok"),
                 "errors": dict(Counter(c.outcome for c in group if c.outcome != "ok")),
-                **{k: v for k, v in latency([c.seconds for c in group if c.outcome == "ok"]).items() if k != "n"},
+                **{k: v for k, v in percentiles([c.seconds for c in group if c.outcome == "ok"]).items() if k != "n"},
             }
             for transport, group in sorted(transports.items())
         }
@@ -842,7 +850,7 @@ def report(soak: Soak, read_back: dict[str, Any], stopped: int | None, args: arg
     return {
         "duration_s": args.duration,
         "cores": os.cpu_count(),
-        "load_1min": {"start": soak.load_at_start, "end": load_1min()},
+        "load_1min": {"start": soak.load_at_start, "end": load_average()[0]},
         "client_cpu_s": round(resource.getrusage(resource.RUSAGE_SELF).ru_utime, 1),
         "data_dir": str(soak.server.data_dir),
         "server_log": str(soak.server.log),
@@ -880,7 +888,11 @@ def report(soak: Soak, read_back: dict[str, Any], stopped: int | None, args: arg
             "lives": lives,
             "margin_mb": args.rss_margin_mb,
             "caches": {
-                "query_embeddings": {"entries": QUERY_CACHE_SIZE, "mb": round(QUERY_CACHE_SIZE * QUERY_CACHE_ENTRY_MB)},
+                "query_embeddings": {
+                    "entries": QUERY_CACHE_SIZE,
+                    "mb": round(QUERY_CACHE_SIZE * QUERY_CACHE_ENTRY_MB),
+                    "filled_by": soak.embedding_tools,
+                },
                 "call_durations_per_tool": RECENT_CALLS,
             },
             "samples": {
@@ -935,7 +947,7 @@ async def run(args: argparse.Namespace, home: Path, data_dir: Path, work: Path) 
     try:
         await server.until_ready()
         await soak.discover()
-        soak.load_at_start = load_1min()
+        soak.load_at_start = load_average()[0]
         moved = clock.start()
         for life in server.lives:  # the first start, on the traffic's clock
             life.launched -= moved
@@ -951,6 +963,7 @@ async def run(args: argparse.Namespace, home: Path, data_dir: Path, work: Path) 
             group.start_soon(soak.writer, "rest", args.write_pause)
             group.start_soon(soak.writer, "mcp", args.write_pause)
         read_back = await soak.read_back()
+        soak.embedding_tools = await embedding_tools(server.url, soak.search_tools)
     finally:
         stopped = await server.stop()
     return report(soak, read_back, stopped, args)

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.cache import copy_tree
-from tests.conftest import PROJECT
+from tests.support.cache import copy_tree
+from tests.support.project import PROJECT
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 DURATION = 30  # seconds of traffic
@@ -45,7 +45,7 @@ def test_mixed_traffic_with_a_kill_loses_no_write(ingested_samples: Path, tmp_pa
     """The script as a user runs it, on its own copy of the samples (it writes to them). One run, so one
     test: each assertion is one of the soak's promises."""
     data_dir = copy_tree(ingested_samples, tmp_path / "data")
-    command = [sys.executable, "scripts/soak.py", "--duration", str(DURATION), "--data-dir", str(data_dir)]
+    command = [sys.executable, "-m", "scripts.soak", "--duration", str(DURATION), "--data-dir", str(data_dir)]
     done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=4 * DURATION + 120)
     assert done.stdout.strip(), done.stderr[-3000:]
     report: dict[str, Any] = json.loads(done.stdout)
