@@ -11,6 +11,7 @@ request.
 
 from typing import Any
 
+from haygate.errors import QuerySyntaxError
 from haygate.text.query_syntax import tokenize
 
 RAW_QUERY_TOOL = "search"
@@ -22,7 +23,7 @@ def is_raw_query_syntax_refusal(tool: str, arguments: Any, answer: Any) -> bool:
     of `search`: the one refusal a schema-valid call may get."""
     if tool != RAW_QUERY_TOOL or not isinstance(arguments, dict):
         return False
-    if str(arguments.get("match_mode", "")).lower() != "raw" or not tokenize(str(arguments.get("query", ""))):
+    if str(arguments.get("match_mode", "")).lower() != "raw" or has_no_terms(str(arguments.get("query", ""))):
         return False
     error = answer.get("error") if isinstance(answer, dict) else None
     if not isinstance(error, dict) or error.get("code") != "VALIDATION_ERROR":
@@ -35,3 +36,11 @@ def is_raw_query_syntax_refusal(tool: str, arguments: Any, answer: Any) -> bool:
         and details["position"] >= 1
         and f"at {details['position']};" in str(error.get("message", ""))
     )
+
+
+def has_no_terms(query: str) -> bool:
+    """A raw query that parses to nothing at all: no mistake in its syntax, an empty result."""
+    try:
+        return not tokenize(query)
+    except QuerySyntaxError:  # a quote left open, say: the syntax error the rule allows
+        return False
