@@ -15,11 +15,11 @@ from haygate.document_stores.policy import HybridSearchPolicy, ignored_settings
 class HybridRetriever:
     """Retrieves documents from a haygate store by dense and BM25 scores fused inside Qdrant.
 
-    Thin, as qdrant-haystack's retrievers are: it checks its store and settings, and each run is one call of
-    the store's `retrieve`, which applies the settings (a `HybridSearchPolicy`): the filter fields checked
-    against the collection's indexes, a listing when the query text is empty, the relevance floors, and a
-    second search with relaxed filters when the first finds nothing. Each returned Document carries its
-    provenance in `meta["scores"]`: its rank in each source and the raw fused score.
+    Thin, as qdrant-haystack's retrievers are: it checks its store and settings, and each run is one call of its
+    settings' `retrieve` on the store (a `HybridSearchPolicy`, beside the store's query plan): the filter fields checked
+    against the collection's indexes, a listing when the query text is empty, the relevance floors, and a second search
+    with relaxed filters when the first finds nothing. Each returned Document carries its provenance in
+    `meta["scores"]`: its rank in each source and the raw fused score.
 
     A setting that the others make irrelevant (`weights` with DBSF, `rrf_k` without RRF, any fusion setting
     with a single source) is refused rather than ignored: `ignored_settings` is the one home of that rule,
@@ -194,8 +194,8 @@ class HybridRetriever:
             `{"below_relevance_floor": n}` with a floor set, and `{"relaxed": true}` when the results are those
             of `relaxed_filters`.
         """
-        return self.document_store.retrieve(
-            self.policy,
+        return self.policy.retrieve(
+            self.document_store,
             dense=query_embedding,
             sparse=query_sparse_embedding,
             text=query,

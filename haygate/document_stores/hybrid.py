@@ -6,8 +6,8 @@ same filter, then fused by RRF, DBSF or a weighted score sum) and each source al
 every hit's provenance. A backend only translates those lists into its own requests and runs them as one
 batch (`HybridDocumentStore._query_batch`); what comes back becomes `Hit`s here, in a stable order.
 
-A retriever's settings are one `HybridSearchPolicy` (`haygate.document_stores.policy`), which each call applies
-through `HybridDocumentStore.retrieve`, so the retriever itself stays thin, as qdrant-haystack's are.
+A retriever's settings are one `HybridSearchPolicy` (`haygate.document_stores.policy`), which applies them to
+each call on a store, so the retriever itself stays thin, as qdrant-haystack's are.
 """
 
 import json
@@ -17,7 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from haystack import Document
@@ -28,9 +28,6 @@ from haystack.document_stores.types import DuplicatePolicy
 from haygate.document_stores.filters import filter_fields
 from haygate.document_stores.payload import document_from_payload
 from haygate.errors import ConfigurationError, FilterError, InvalidRequestError
-
-if TYPE_CHECKING:
-    from haygate.document_stores.policy import HybridSearchPolicy, Retrieval
 
 # A component's `to_dict` holds its store, so `from_dict` rebuilds it, in a pipeline or not: Haystack's
 # deserialization allowlist admits our stores (and nothing else of ours; the loader admits components).
@@ -582,11 +579,6 @@ class HybridDocumentStore(ABC):
                 found.setdefault(_distinct_key(value), value)
         ordered = sorted(found.items(), key=lambda pair: (str(pair[1]), pair[0][0]))
         return [value for _, value in ordered[from_ : from_ + size]], len(ordered)
-
-    def retrieve(self, policy: "HybridSearchPolicy", **call: Any) -> "Retrieval":
-        """One call of a retriever whose settings are `policy`, which says what the call makes of this store
-        (`HybridSearchPolicy.retrieve`): one entry point, so a backend could answer it its own way."""
-        return policy.retrieve(self, **call)
 
     def check_filter_fields(self, *filters: dict[str, Any] | None) -> None:
         """Refuse filters that name a field this collection cannot filter on, naming those it can."""

@@ -1,6 +1,6 @@
 """A retriever's settings and what they make of each call: `HybridSearchPolicy`.
 
-`HybridRetriever` holds one policy and hands it to its store's `retrieve`, which applies it: the query built
+`HybridRetriever` holds one policy, and each run is one call of its `retrieve` on the store: the query built
 from the call (and a per-call setting the configuration makes meaningless refused), the filter fields
 checked, a listing when there is no query text, the score floors, and one search again with relaxed filters
 when the filters find nothing. The retriever itself stays thin, as qdrant-haystack's are; the rules live

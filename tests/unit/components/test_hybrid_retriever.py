@@ -10,6 +10,7 @@ from haystack.dataclasses import SparseEmbedding
 from haygate.components.hybrid_retriever import HybridRetriever
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.payload import PASSAGE_EMBEDDINGS
+from haygate.document_stores.policy import HybridSearchPolicy
 from haygate.errors import ConfigurationError, FilterError, InvalidRequestError, envelope
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
@@ -347,14 +348,16 @@ class TestHybridRetriever:
         assert caught.value.details == {"field": "rrf_k"}
         assert retriever.run(query_embedding=[1.0, 2.0, 0.0])["documents"]  # without it, the call runs
 
-    def test_run_is_one_call_of_the_store_with_the_settings_policy(self, tiny_store: EdgeDocumentStore) -> None:
-        """Thin, as qdrant-haystack's retrievers are: the store applies the policy, in one method."""
+    def test_run_is_one_call_of_its_policy_on_the_store(self, tiny_store: EdgeDocumentStore) -> None:
+        """Thin, as qdrant-haystack's retrievers are: the policy applies the settings, in one method."""
         retriever = HybridRetriever(tiny_store, top_k=4)
         sparse = SparseEmbedding(indices=[2], values=[1.0])
-        with patch.object(tiny_store, "retrieve", wraps=tiny_store.retrieve) as retrieve:
+        applied = HybridSearchPolicy.retrieve
+        with patch.object(HybridSearchPolicy, "retrieve", autospec=True, side_effect=applied) as retrieve:
             out = retriever.run(query_embedding=[1.0, 2.0, 0.0], query_sparse_embedding=sparse, rrf_k=5)
         retrieve.assert_called_once_with(
             retriever.policy,
+            tiny_store,
             dense=[1.0, 2.0, 0.0],
             sparse=sparse,
             text=None,
