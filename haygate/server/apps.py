@@ -14,6 +14,7 @@ say which tool a view was opened for.
 """
 
 import base64
+import functools
 import hashlib
 import json
 import re
@@ -122,10 +123,21 @@ def _as_script(module: Path) -> str:
     return declarations
 
 
+@functools.cache  # package files: assembled once per process, not on every read of a view
 def _view_script() -> str:
     """The console's shared modules, then the view's own script, all in strict mode as modules are."""
     parts = ['"use strict";', *map(_as_script, SHARED_MODULES), (VIEW_FILES / "results.js").read_text(encoding="utf-8")]
     return _inline("\n".join(parts), "</script")
+
+
+@functools.cache
+def _view_style() -> str:
+    return _inline((VIEW_FILES / "results.css").read_text(encoding="utf-8"), "</style")
+
+
+@functools.cache
+def _view_template() -> str:
+    return (VIEW_FILES / "results.html").read_text(encoding="utf-8")
 
 
 def _digest(text: str) -> str:
@@ -136,7 +148,7 @@ def view_html(declaration: ToolDeclaration, ranked: RankedList) -> str:
     """The view for one tool: the page, its script and stylesheet inlined, and what it needs to know of the
     tool as JSON. Its policy runs only that script and that stylesheet (by their hashes)."""
     script = _view_script()
-    style = _inline((VIEW_FILES / "results.css").read_text(encoding="utf-8"), "</style")
+    style = _view_style()
     config = {
         "tool": declaration.name,
         "open_tool": OPEN_RECORD,
@@ -157,8 +169,7 @@ def view_html(declaration: ToolDeclaration, ranked: RankedList) -> str:
         "script": script,
         "config": json.dumps(config).replace("</", "<\\/"),  # a data block: never ended by a value
     }
-    template = (VIEW_FILES / "results.html").read_text(encoding="utf-8")
-    return re.sub(r"\{(csp|title|style|script|config)\}", lambda m: page[m.group(1)], template)
+    return re.sub(r"\{(csp|title|style|script|config)\}", lambda m: page[m.group(1)], _view_template())
 
 
 OPEN_RECORD_INPUT = {

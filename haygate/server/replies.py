@@ -22,13 +22,13 @@ class ErrorBody(BaseModel):
 class Error(BaseModel):
     """Every failure, from every route (MCP's `isError` results carry the same object)."""
 
-    error: ErrorBody
+    error: ErrorBody = Field(description="The one error the request got.")
 
 
 class Deleted(BaseModel):
     """What a delete by id did."""
 
-    collection: str
+    collection: str = Field(description="The collection the ids were deleted from.")
     deleted: int = Field(description="Records deleted, with all their chunks.")
     points: int = Field(description="Stored points (chunks) deleted.")
     missing: list[str] = Field(description="Ids that were not there.")
@@ -44,7 +44,7 @@ class Reloaded(BaseModel):
 
 class RefusedReload(BaseModel):
     at: str = Field(description="When (UTC, ISO 8601).")
-    problems: list[str]
+    problems: list[str] = Field(description="What the refused configuration got wrong.")
 
 
 class Health(BaseModel):
@@ -55,12 +55,12 @@ class Health(BaseModel):
     status: Literal[State, "degraded"] = Field(
         description="`degraded`: serving, with problems (a tool left out, a refused reload)."
     )
-    version: str
+    version: str = Field(description="haygate's version.")
     tools: list[str] = Field(description="The tools served.")
-    problems: list[str]
+    problems: list[str] = Field(description="Tools left out at start or by a refused reload, and why.")
     reload_refused: RefusedReload | None = Field(None, description="The last reload, when it was refused.")
     indexing: list[str] = Field(description="Collections whose indexes are being built aside.")
-    uptime_s: float
+    uptime_s: float = Field(description="Seconds since the server started.")
     collections: dict[str, dict[str, Any]] | None = Field(
         None, description="Per collection: documents, disk use and last write."
     )

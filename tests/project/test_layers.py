@@ -70,13 +70,7 @@ def module_name(path: Path) -> str:
 
 def imports_of(path: Path) -> set[str]:
     """Every haygate module a file imports, at any depth of the file (functions included)."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-    return {name for name in found if name == "haygate" or name.startswith("haygate.")}
+    return {name for name in _all_imports(path) if name == "haygate" or name.startswith("haygate.")}
 
 
 MODULES = sorted(PACKAGE.rglob("*.py"))
@@ -178,12 +172,5 @@ def test_the_mirror_check_sees_a_test_out_of_place() -> None:
 
 def test_no_test_imports_the_conftest() -> None:
     """Fixtures come from conftest.py by name; what tests import lives in tests/support/."""
-    importing = [
-        str(path.relative_to(TESTS))
-        for path in TESTS.rglob("*.py")
-        if any(
-            isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tests.conftest")
-            for node in ast.walk(ast.parse(path.read_text()))
-        )
-    ]
+    importing = [str(path.relative_to(TESTS)) for path in TESTS.rglob("*.py") if "tests.conftest" in _all_imports(path)]
     assert importing == []

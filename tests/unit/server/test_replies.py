@@ -83,3 +83,13 @@ def test_the_health_the_service_reports_fits_its_model(service: GatewayService) 
 def test_the_error_envelope_fits_its_model() -> None:
     status, body = envelope(NotFoundError("no such path: /x", {"path": "/x"}))
     assert status == 404 and Error.model_validate(body).model_dump() == body
+
+
+def test_every_field_of_every_reply_says_what_it_is() -> None:
+    """The OpenAPI document is made from these models: a field without a description is a blank in it."""
+    from haygate.server import replies
+
+    models = [replies.Error, replies.ErrorBody, replies.Deleted, replies.Reloaded, replies.RefusedReload]
+    models.append(replies.Health)
+    blank = [f"{m.__name__}.{name}" for m in models for name, field in m.model_fields.items() if not field.description]
+    assert blank == []
