@@ -21,6 +21,7 @@ OFFLINE_DEFAULTS = {
     "FASTMCP_SHOW_SERVER_BANNER": "false",
     "TOKENIZERS_PARALLELISM": "false",
     "NUMBA_DISABLE_JIT": "1",
+    "RAY_USAGE_STATS_ENABLED": "0",  # Ray reports a cluster's use to its makers unless told not to
 }
 
 # Quiet unless asked: no bar of a model's files or weights loading (Hugging Face's and transformers' bars

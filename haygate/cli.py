@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     Haystack); anything else builds the settings and runs here."""
     from haygate.remote import FORWARDED, forward
 
-    if args.handler in FORWARDED:
+    if args.handler in FORWARDED and not getattr(args, "ray_address", None):  # --ray: the embedding is not the server's
         from haygate.home import locate
 
         forwarded = forward(args.handler, args, locate(args.home))
@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
             return forwarded
     from haygate.settings import Settings
 
-    settings = Settings(**({"home": args.home.resolve()} if args.home else {}))
+    on_ray = {name: value for name in RAY_SETTINGS if (value := getattr(args, name, None)) is not None}
+    settings = Settings(**({"home": args.home.resolve()} if args.home else {}), **on_ray)
     if not settings.has_project and args.handler != "cmd_extract":
         given = bool(args.home or os.environ.get("HAYGATE_HOME"))
         print(f"error: {no_project(settings.home, given)}", file=sys.stderr)
@@ -152,6 +153,39 @@ def progress_flags(command: argparse.ArgumentParser) -> None:
     shown.add_argument("--no-progress", action="store_true", help="no progress bars (default when not on a terminal)")
 
 
+def positive_number(text: str) -> float:
+    """An argparse type: a number above 0 (an actor's share of CPUs or GPUs)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number above 0, got {text!r}")
+    return value
+
+
+def ray_flags(command: argparse.ArgumentParser) -> None:
+    """Where the embedding of an ingest (or of an evaluation's indexing) runs: a Ray cluster, with the `ray`
+    extra (the settings `ray_*`, HAYGATE_RAY_*)."""
+    group = command.add_argument_group("embedding on a Ray cluster (the `ray` extra)")
+    group.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        dest="ray_address",
+        help="embed on this Ray cluster: auto, HOST:PORT, ray://HOST:PORT, or local (a Ray of this machine)",
+    )
+    group.add_argument("--ray-actors", type=positive, metavar="N", help="embedding actors (default: as the nodes hold)")
+    group.add_argument(
+        "--ray-actor-cpus", type=positive_number, metavar="N", help="CPUs (and model threads) per actor (default: 1)"
+    )
+    group.add_argument(
+        "--ray-actor-gpus", type=positive_number, metavar="N", help="GPUs per actor: its model runs on the GPU"
+    )
+
+
+RAY_SETTINGS = ("ray_address", "ray_actors", "ray_actor_cpus", "ray_actor_gpus")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="haygate", description=ABOUT, epilog=FIRST_STEPS)
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging (to stderr)")
@@ -197,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--wait", action="store_true", help="build the indexes (HNSW) before returning, not later in `haygate serve`"
     )
     ingest.add_argument("--server", help="write through this haygate server (default: the local one, if it runs)")
+    ray_flags(ingest)
     ingest.set_defaults(handler="cmd_ingest")
 
     delete = commands.add_parser(parents=[home], name="delete", help="delete records (and all their chunks) by id")
@@ -293,6 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--out", type=Path, default=Path("eval-out"), help="report folder (default: eval-out)")
     evaluate.add_argument("--limit", type=positive, metavar="N", help=LIMIT_HELP)
     progress_flags(evaluate)
+    ray_flags(evaluate)
     evaluate.set_defaults(handler="cmd_eval")
 
     tune = commands.add_parser(
@@ -307,6 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--out", type=Path, default=Path("eval-out/tune"), help="report folder (default: eval-out/tune)")
     tune.add_argument("--limit", type=positive, metavar="N", help=LIMIT_HELP)
     progress_flags(tune)
+    ray_flags(tune)
     tune.set_defaults(handler="cmd_tune")
     for choice in commands._choices_actions:  # each command's own --help opens with what it does
         command = commands.choices[choice.dest]

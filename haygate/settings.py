@@ -34,6 +34,20 @@ class Settings(BaseSettings):
     )
     qdrant_url: str | None = Field(default=None, description="Use a Qdrant server instead of Qdrant Edge.")
     qdrant_api_key: str | None = Field(default=None, description="API key for that server.")
+    ray_address: str | None = Field(
+        default=None,
+        description="Ingest and evaluation indexing embed on this Ray cluster (`auto`, `HOST:PORT`, `ray://HOST:PORT`, "
+        "or `local` for a Ray of this machine alone; needs the `ray` extra); unset, they embed in this process.",
+    )
+    ray_actors: int | None = Field(
+        default=None, ge=1, description="Embedding actors on the Ray cluster (default: as many as its nodes hold)."
+    )
+    ray_actor_cpus: float = Field(
+        default=1.0, gt=0, description="CPUs each embedding actor reserves, and the model threads it runs."
+    )
+    ray_actor_gpus: float = Field(
+        default=0.0, ge=0, description="GPUs each embedding actor reserves (more than 0: its model runs on the GPU)."
+    )
     token: str | None = Field(default=None, description="Bearer token required on HTTP when set.")
     tier: Tier = Field(default="public", description="Highest tool access tier this server exposes.")
     project_id: str | None = Field(

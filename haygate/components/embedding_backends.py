@@ -149,6 +149,43 @@ class MicroBatcher:
 # -- the two runtimes --------------------------------------------------------------------------------------
 
 
+@dataclass
+class Placement:
+    """Where this process's models run: every core and the CPU by default. A Ray actor that reserves one CPU
+    (or a GPU) says so before it loads its model (`place_runtime`), so actors sharing a node do not each
+    start a thread per core of it.
+    """
+
+    threads: int | None = None  # None: one per core of the machine
+    device: str = "cpu"  # or "cuda" / "cuda:N"
+
+
+_PLACEMENT = Placement()
+
+
+def place_runtime(threads: int | None = None, device: str = "cpu") -> None:
+    """Models this process loads from now on use `threads` runtime threads on `device` (`cpu`, `cuda[:N]`)."""
+    _PLACEMENT.threads, _PLACEMENT.device = threads, device
+
+
+def onnx_providers(device: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """ONNX Runtime's execution providers for `device`, with the CPU last for what a GPU provider lacks; a GPU
+    asked of an onnxruntime built without CUDA is refused, not run on the CPU in silence.
+    """
+    if device == "cpu":
+        return ["CPUExecutionProvider"], [{}]
+    import onnxruntime as ort
+
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        msg = (
+            f"the embedding model was placed on {device}, and this onnxruntime has no CUDA provider: install "
+            "onnxruntime-gpu in place of onnxruntime on the GPU nodes, or use `backend: torch`"
+        )
+        raise ConfigurationError(msg, {"device": device})
+    _, _, index = device.partition(":")
+    return ["CUDAExecutionProvider", "CPUExecutionProvider"], [{"device_id": int(index or 0)}, {}]
+
+
 class OnnxBackend:
     """An exported model on ONNX Runtime: tokenizers -> graph -> pooling."""
 
@@ -168,14 +205,17 @@ class OnnxBackend:
         self.tokenizer.enable_truncation(int(manifest["max_seq_length"]))
         self.tokenizer.enable_padding(pad_id=int(manifest["pad_id"]), pad_token=str(manifest["pad_token"]))
         options = ort.SessionOptions()
-        options.intra_op_num_threads = os.cpu_count() or 1
+        options.intra_op_num_threads = _PLACEMENT.threads or os.cpu_count() or 1
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
         # Idle intra-op threads sleep instead of spinning: on a small machine the gateway's own Python work
         # (and the other requests) need those cores between model calls.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
+        providers, provider_options = onnx_providers(_PLACEMENT.device)
+        self.session = ort.InferenceSession(
+            str(folder / "model.onnx"), options, providers=providers, provider_options=provider_options
+        )
         self.embed_one = MicroBatcher(self._run, max_batch)
 
     def _run(self, texts: list[str]) -> np.ndarray:
@@ -240,7 +280,11 @@ class TorchBackend:
             msg = f"`backend: torch` runs sentence-transformers, which is not installed: {TORCH_EXTRA}"
             raise ConfigurationError(msg, {"backend": "torch"}) from error
 
-        self.model = SentenceTransformer(folder, device="cpu")
+        if _PLACEMENT.threads:
+            import torch
+
+            torch.set_num_threads(_PLACEMENT.threads)
+        self.model = SentenceTransformer(folder, device=_PLACEMENT.device)
         self.dimension = int(self.model.get_embedding_dimension() or 0)
         self.embed_one = MicroBatcher(lambda texts: self.embed(texts, batch_size=len(texts)), max_batch)
 

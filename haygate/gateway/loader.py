@@ -117,6 +117,7 @@ class Loader:
         use_project_components(Path(settings.home))
         self.settings = settings
         self._stores: dict[str, HybridDocumentStore] = {}
+        self._on_cluster: list[Any] = []  # the collections' embedders on a Ray cluster: each holds actors
 
     def __enter__(self) -> "Loader":
         return self
@@ -125,6 +126,9 @@ class Loader:
         self.close()
 
     def close(self) -> None:
+        for embedder in self._on_cluster:
+            embedder.close()
+        self._on_cluster.clear()
         for store in self._stores.values():
             store.close()
         self._stores.clear()
@@ -175,7 +179,14 @@ class Loader:
         schema_text = (self.settings.collections_dir / f"{name}.yaml").read_text()
         fingerprint = _digest([schema_text, indexing.fingerprint])
         entry = indexing.inputs["documents"][0]
-        return Collection(schema, self.store(name), indexing.pipeline, entry, fingerprint, indexing.schedule)
+        if address := self.settings.ray_address:  # the embedders' work goes to the cluster; all else the same
+            from haygate.ingest.cluster import RayOptions, on_cluster
+
+            s = self.settings
+            options = RayOptions(address, s.ray_actors, s.ray_actor_cpus, s.ray_actor_gpus)
+            self._on_cluster += on_cluster(indexing.pipeline, options)
+        schedule = indexing.schedule  # made after the swap: it holds the instances
+        return Collection(schema, self.store(name), indexing.pipeline, entry, fingerprint, schedule)
 
     # -- pipelines -------------------------------------------------------------------------------
 

@@ -46,6 +46,7 @@ LIMIT = 1  # queries per evaluation at test scale
 
 # Which test runs each block, by the block's first line. A block missing here fails the first test.
 OWN_PIPELINE = "tests/integration/test_own_pipeline.py::test_a_pipeline_saved_by_haystack_is_served_as_it_is"
+ON_RAY = "tests/integration/test_ray_cluster.py::"  # the how-to's blocks, on a two-node Ray cluster
 RUN_BY = {
     "make run": "the make_run fixture runs `make run`; .ci/run runs `make test` (test_make_test_is_what_ci_runs)",
     "curl -s localhost:8000/api/tools/search_docs": "test_try_it",
@@ -78,6 +79,12 @@ RUN_BY = {
     ".venv/bin/haygate eval --judged evaluation/search_docs \\": "test_the_tool_evaluation_commands",
     ".venv/bin/python -m scripts.studies.floor": "test_the_floor_study_commands",
     "export HAYGATE_QDRANT_URL": "test_pointing_at_a_qdrant_server",
+    ".venv/bin/haygate ingest docs samples/docs --ray local": ON_RAY + "test_a_ray_of_this_machine",
+    "ray start --head": ON_RAY + "test_an_ingest_on_two_nodes_equals_a_local_one",
+    ".venv/bin/haygate eval --judged evaluation/search_docs --ray": ON_RAY
+    + "test_the_evaluation_indexes_on_the_cluster",
+    "ray start --address=HEAD:6379 --num-gpus=1": ON_RAY + "test_a_gpu_actor_on_a_cpu_cluster_is_refused",
+    "# the store is a Qdrant server": ON_RAY + "test_a_qdrant_server_as_the_store",
     "haygate skill": "tests/integration/test_skills.py::test_the_skill_command_prints_and_writes_the_skill",
 }
 

@@ -3,12 +3,14 @@
 queries together."""
 
 import json
+import os
 import shutil
 import threading
 import time
 from pathlib import Path
 
 import numpy as np
+import onnxruntime
 import pytest
 
 from haygate.components.dense_document_embedder import DenseDocumentEmbedder
@@ -18,9 +20,12 @@ from haygate.components.embedding_backends import (
     PARITY_MIN_COSINE,
     TOKENS_PER_BATCH,
     MicroBatcher,
+    OnnxBackend,
     load_backend,
     model_folder,
     onnx_export,
+    onnx_providers,
+    place_runtime,
 )
 from haygate.components.models import DEFAULT_MODEL
 from haygate.errors import ConfigurationError
@@ -180,3 +185,27 @@ class TestMicroBatcher:
         with pytest.raises(ValueError, match="broken input"):
             batcher("bad")
         assert batcher("good").shape == (1,)
+
+
+class TestPlacement:
+    """Where a process's models run: a Ray actor holds its model to the CPUs it reserved, or to its GPU."""
+
+    @pytest.mark.slow  # exports the model
+    def test_a_placed_model_runs_the_threads_it_was_given(self, exported: Path) -> None:
+        try:
+            place_runtime(threads=1)
+            session = OnnxBackend(exported).session
+        finally:
+            place_runtime()
+        assert session.get_session_options().intra_op_num_threads == 1
+        assert OnnxBackend(exported).session.get_session_options().intra_op_num_threads == (os.cpu_count() or 1)
+
+    def test_the_cpu_runs_on_the_cpu_provider(self) -> None:
+        assert onnx_providers("cpu") == (["CPUExecutionProvider"], [{}])
+
+    def test_a_gpu_without_a_cuda_runtime_is_refused_not_run_on_the_cpu(self) -> None:
+        if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+            assert onnx_providers("cuda:1")[1][0] == {"device_id": 1}
+            return
+        with pytest.raises(ConfigurationError, match="onnxruntime-gpu"):
+            onnx_providers("cuda")

@@ -1,0 +1,113 @@
+"""What embedding on Ray costs and gives: `haygate ingest docs` of the same corpus, locally and with `--ray` on a
+Ray cluster of this machine (`scripts.ray_cluster`: `ray start` nodes of one CPU each), into fresh data dirs.
+
+- `local_all_cores`: a local ingest, the model on every core (what `haygate ingest` does);
+- `local_one_core`: the same, the whole process held to one core (`taskset -c 0`);
+- `ray_1_node`, `ray_2_nodes`: `--ray` on a cluster of one and of two one-CPU nodes, one actor each.
+
+Each figure is the ingest report's chunks/s, which leaves out the model's load (an actor's start included);
+`wall_s` is the whole command. From the two-node run: the rate per actor, and this process's own time per chunk
+(reading, splitting, BM25, writing: the report's seconds less the time spent waiting for the actors), which caps
+what one ingest process can feed. `projection` scales both to 100 and 1,000 cores: a projection from measured
+rates, not a measurement. Runs alternate configurations for `--rounds` rounds; medians are printed, with the load
+average beside each run. Prints JSON. Figures: docs/results/benchmarks.md.
+Run: `.venv/bin/python -m scripts.bench.ray_ingest --sections 400 --rounds 2`.
+"""
+
+import haygate._env  # noqa: F401  (offline defaults first)
+
+# isort: split
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from scripts import PROJECT
+from scripts.measure import load_average
+from scripts.ray_cluster import ENV, local_cluster
+
+CORPUS = PROJECT.parent / "shared" / "data" / "haystack-docs" / "sections.jsonl"
+REPORTED = re.compile(r"(\d[\d,]*) chunks written \(([\d.]+) chunks/s\)")
+ON_RAY = re.compile(r"Ray embedded (\d+) documents in ([\d.]+) s on (\d+) actor")
+PROJECTED_CORES = (100, 1000)
+
+
+def ingest(source: Path, scratch: Path, *extra: str, prefix: list[str] | None = None) -> dict[str, Any]:
+    """One `haygate ingest docs` into a fresh data dir; its report's figures."""
+    data_dir = Path(tempfile.mkdtemp(dir=scratch))
+    env = {**os.environ, **ENV, "HAYGATE_HOME": str(PROJECT), "HAYGATE_DATA_DIR": str(data_dir)}
+    command = [*(prefix or []), sys.executable, "-m", "haygate.cli", "ingest", "docs", str(source), "--no-progress"]
+    started = time.perf_counter()
+    done = subprocess.run([*command, *extra], env=env, capture_output=True, text=True, timeout=3600)
+    wall = time.perf_counter() - started
+    found = REPORTED.search(done.stderr)
+    if done.returncode != 0 or found is None:
+        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    chunks, rate = int(found.group(1).replace(",", "")), float(found.group(2))
+    run: dict[str, Any] = {"chunks": chunks, "chunks_per_s": rate, "wall_s": round(wall, 1), "load": load_average()}
+    if on_ray := ON_RAY.search(done.stderr):
+        run["embed_wait_s"] = float(on_ray.group(2))
+        run["actors"] = int(on_ray.group(3))
+        run["own_s_per_chunk"] = round((chunks / rate - run["embed_wait_s"]) / chunks, 5)
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sections", type=int, default=400, help="haystack-docs sections ingested (../shared)")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of every configuration, alternated")
+    args = parser.parse_args()
+    if not CORPUS.exists():
+        raise SystemExit(f"no haystack-docs sections at {CORPUS}: this benchmark needs ../shared")
+    runs: dict[str, list[dict[str, Any]]] = {}
+    with tempfile.TemporaryDirectory(prefix="haygate-ray-bench-") as folder:
+        scratch = Path(folder)
+        source = scratch / "sections.jsonl"
+        with CORPUS.open() as lines, source.open("w") as out:
+            for _, line in zip(range(args.sections), lines, strict=False):
+                out.write(line)
+        for _ in range(args.rounds):
+            runs.setdefault("local_all_cores", []).append(ingest(source, scratch))
+            runs.setdefault("local_one_core", []).append(ingest(source, scratch, prefix=["taskset", "-c", "0"]))
+            for nodes in (1, 2):
+                with local_cluster(nodes=nodes, cpus_per_node=1) as cluster:
+                    name = f"ray_{nodes}_node{'s' if nodes > 1 else ''}"
+                    runs.setdefault(name, []).append(ingest(source, scratch, "--ray", cluster.address))
+    medians = {name: statistics.median(r["chunks_per_s"] for r in taken) for name, taken in runs.items()}
+    two = runs["ray_2_nodes"]
+    per_actor = medians["ray_2_nodes"] / 2
+    own = statistics.median(r["own_s_per_chunk"] for r in two)
+    ceiling = 1 / own if own > 0 else math.inf
+    result = {
+        "corpus": f"haystack-docs:{args.sections}",
+        "cores": os.cpu_count(),
+        "runs": runs,
+        "median_chunks_per_s": medians,
+        "ray_2_nodes_vs_local_all_cores": round(medians["ray_2_nodes"] / medians["local_all_cores"], 3),
+        "ray_1_node_vs_local_one_core": round(medians["ray_1_node"] / medians["local_one_core"], 3),
+        "projection": {
+            "note": "a projection from the measured rates (one CPU per actor), not a measurement",
+            "chunks_per_s_per_actor": round(per_actor, 1),
+            "one_process_ceiling_chunks_per_s": round(ceiling, 1),
+            **{
+                f"{cores}_cores": {
+                    "actors_chunks_per_s": round(cores * per_actor),
+                    "ingest_processes_to_feed_them": math.ceil(cores * per_actor / ceiling),
+                }
+                for cores in PROJECTED_CORES
+            },
+        },
+    }
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

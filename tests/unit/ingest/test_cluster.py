@@ -1,0 +1,99 @@
+"""Embedding on Ray, without a cluster: the refusals a user meets first, the swap of a collection's embedders,
+and how a batch is cut into tasks. The real cluster: tests/integration/test_ray_cluster.py."""
+
+import sys
+from pathlib import Path
+
+import pytest
+from haystack import Document
+
+from haygate.cli import main
+from haygate.errors import ConfigurationError
+from haygate.gateway.loader import Loader
+from haygate.ingest.cluster import (
+    TASKS_PER_ACTOR,
+    ActorPool,
+    ClusterDocumentEmbedder,
+    Member,
+    RayOptions,
+    RayUnavailableError,
+    is_dense_document_embedder,
+    require_ray,
+)
+from haygate.ingest.indexer import IndexingPlan
+from tests.support.project import make_settings
+
+
+@pytest.fixture
+def without_ray(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As where the `ray` extra is not installed: importing it fails."""
+    monkeypatch.setitem(sys.modules, "ray", None)
+
+
+def test_without_ray_the_flag_names_the_extra(without_ray: None) -> None:
+    with pytest.raises(RayUnavailableError, match=r"haygate\[ray\]"):
+        require_ray()
+
+
+def test_the_command_refuses_before_reading_a_record(
+    without_ray: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HAYGATE_DATA_DIR", str(tmp_path / "data"))
+    source = tmp_path / "notes.md"
+    source.write_text("# Notes\n\nSome text.\n")
+    assert main(["ingest", "docs", str(source), "--ray", "auto"]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'haygate[ray]'" in err and "Traceback" not in err
+    assert not (tmp_path / "data").exists()  # nothing was opened, nothing written
+
+
+def test_an_actor_share_must_be_above_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["ingest", "docs", "x.md", "--ray", "auto", "--ray-actor-cpus", "0"])
+    assert stopped.value.code == 2
+    assert "expected a number above 0, got '0'" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # builds the docs indexing pipeline
+def test_only_the_dense_document_embedders_go_to_the_cluster(tmp_path: Path) -> None:
+    pytest.importorskip("ray", reason="the `ray` extra is not installed")
+    settings = make_settings(tmp_path / "data", ray_address="auto", ray_actors=3)
+    with Loader(settings) as loader:
+        collection = loader.collection("docs")
+        kinds = {name: type(instance).__name__ for name, instance in collection.indexing.walk()}
+        proxy = collection.indexing.get_component("dense_embedder")
+        assert isinstance(proxy, ClusterDocumentEmbedder) and proxy.options.actors == 3
+        assert proxy.embedder["type"] == "haygate.components.dense_document_embedder.DenseDocumentEmbedder"
+        assert proxy.passages == proxy.embedder["init_parameters"]["passages"]
+        assert kinds["sparse_embedder"] == "Bm25SparseDocumentEmbedder"  # BM25 stays here
+        assert collection.runner is not None
+        assert [s.instance for s in collection.runner.steps if s.name == "dense_embedder"] == [proxy]  # type: ignore[attr-defined]
+        plan = IndexingPlan.of(collection.indexing, collection.entry)
+        assert plan.truncates_long_records is False  # the docs pipeline splits: nothing is embedded cut off
+    assert is_dense_document_embedder(proxy) and not proxy.pool  # no actor started: no record was embedded
+
+
+def test_a_batch_is_cut_into_tasks_every_actor_shares() -> None:
+    pool = ActorPool({}, RayOptions("auto", documents_per_task=64))
+    pool.members = [Member(handle=None, node="a"), Member(handle=None, node="b")]
+    assert pool.task_size(10_000) == 64  # a big batch: full tasks
+    assert pool.task_size(40) == 40 // (2 * TASKS_PER_ACTOR * 2)  # a small one: several tasks per actor
+    assert pool.task_size(1) == 1
+
+
+def test_a_proxy_runs_nothing_for_no_documents() -> None:
+    proxy = ClusterDocumentEmbedder({"type": "x.Y", "init_parameters": {}}, RayOptions("auto"))
+    assert proxy.run(documents=[]) == {"documents": []}
+    assert proxy.pool is None
+
+
+def test_an_address_nothing_answers_on_is_refused_at_once() -> None:
+    pytest.importorskip("ray", reason="the `ray` extra is not installed")
+    import ray
+
+    if ray.is_initialized():
+        pytest.skip("this process already joined a Ray")
+    proxy = ClusterDocumentEmbedder({"type": "x.Y", "init_parameters": {}}, RayOptions("127.0.0.1:1"))
+    with pytest.raises(ConfigurationError, match=r"cannot join the Ray cluster at '127.0.0.1:1': nothing answers"):
+        proxy.run(documents=[Document(content="text")])
+    assert not ray.is_initialized()
