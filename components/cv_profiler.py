@@ -14,9 +14,11 @@ CV's meta and profile, no text, no vectors): matching reads a few hundred profil
 Its third output, `phrases`, is every distinct short phrase of the batch's CVs as a document of its own
 (`document_type: phrase`, the vector already computed), written beside the CV's chunks: a requested skill
 outside the vocabulary is then matched against what the CVs say, by a vector search over these phrases. A
-phrase is stored once however many CVs say it, and names them in `meta.record_ids` (the ones stored before
-merged with the batch's), so the collection grows by the phrases no CV said before, not by 150 a CV; ingest
-takes a deleted or replaced CV off those lists (`haygate.ingest.indexer.remove_records`).
+phrase is stored once however many CVs say it, and names them in `meta.record_ids`, so the collection grows by
+the phrases no CV said before, not by 150 a CV. Each phrase here names the batch's CVs alone: its writer
+(`SharedDocumentWriter`) adds them to the stored list, and ingest takes a deleted or replaced CV off those lists
+first (`haygate.ingest.indexer.remove_records`). The profiler reads nothing from the store, so several ingests
+writing one collection at a time lose no CV from a list.
 """
 
 import dataclasses
@@ -35,9 +37,7 @@ from haygate.api import (
     RECORD_ID,
     SHARED_BY,
     DenseTextEmbedder,
-    HybridDocumentStore,
     InvalidRecordError,
-    check_store,
 )
 
 
@@ -76,7 +76,6 @@ class CvProfiler:
         floor: float = 0.5,
         phrase_words: int = PHRASE_WORDS,
         model_cache_dir: Path | None = None,
-        document_store: HybridDocumentStore | None = None,
     ) -> None:
         """Set the vocabulary and the model; both load in `warm_up`.
 
@@ -85,16 +84,12 @@ class CvProfiler:
         :param floor: similarities below this are not stored; the ranker's threshold must not be lower.
         :param phrase_words: the longest phrase, in words.
         :param model_cache_dir: where the model's ONNX export is kept; the loader sets it beside the data.
-        :param document_store: the collection the phrases are written to. Each phrase's CVs are merged with
-            those it already names there; without it a phrase names the batch's CVs alone, and writing it
-            would drop the others (for a profiler run on its own, as in tests).
         """
         self.vocabulary = str(vocabulary)
         self.model = model
         self.floor = floor
         self.phrase_words = phrase_words
         self.model_cache_dir = None if model_cache_dir is None else str(model_cache_dir)
-        self.document_store = None if document_store is None else check_store(document_store, "CV profiler")
         self._embedder = DenseTextEmbedder(model=model, model_cache_dir=model_cache_dir)
         self._vocabulary: SkillVocabulary | None = None
         self._skill_vectors: np.ndarray | None = None
@@ -109,7 +104,6 @@ class CvProfiler:
             floor=self.floor,
             phrase_words=self.phrase_words,
             model_cache_dir=self.model_cache_dir,
-            document_store=self.document_store,
         )
 
     @classmethod
@@ -157,29 +151,18 @@ class CvProfiler:
     def _phrase_documents(
         self, documents: list[Document], cv_phrases: list[list[str]], unique: list[str], vectors: np.ndarray
     ) -> list[Document]:
-        """One document per distinct phrase, naming every CV that says it: those stored before, less the
-        batch's own CVs (each is profiled afresh here: a new version may no longer say it), plus the batch's
-        CVs that say it.
+        """One document per distinct phrase, naming the batch's CVs that say it (and no other: the writer adds
+        them to those the stored phrase names, never writing a list back).
         """
-        batch = [str(d.meta.get(RECORD_ID, d.id)) for d in documents]
-        holders: dict[str, list[str]] = {phrase: [] for phrase in unique}
-        for record, found in zip(batch, cv_phrases, strict=True):
+        holders: dict[str, set[str]] = {phrase: set() for phrase in unique}
+        for document, found in zip(documents, cv_phrases, strict=True):
             for phrase in found:
-                holders[phrase].append(record)
-        ids = {phrase: phrase_id(phrase) for phrase in unique}
-        if self.document_store is not None and unique:
-            replaced = set(batch)
-            stored = {
-                d.id: d.meta.get(SHARED_BY) or [] for d in self.document_store.get_documents_by_id(list(ids.values()))
-            }
-            for phrase, point in ids.items():
-                kept = [rid for rid in stored.get(point, ()) if rid not in replaced]
-                holders[phrase] = sorted({*kept, *holders[phrase]})
+                holders[phrase].add(str(document.meta.get(RECORD_ID, document.id)))
         return [
             Document(
-                id=ids[phrase],
+                id=phrase_id(phrase),
                 content=phrase,
-                meta={"document_type": PHRASE, SHARED_BY: holders[phrase]},
+                meta={"document_type": PHRASE, SHARED_BY: sorted(holders[phrase])},
                 embedding=vector.tolist(),
             )
             for phrase, vector in zip(unique, vectors, strict=True)

@@ -752,6 +752,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "prefix_terms",
         "dense_document_embedder",
         "bm25_sparse_document_embedder",
+        "shared_document_writer",
     ),
 }
 OTHER, PROJECT_GROUP = "Other components", "Project components"

@@ -25,6 +25,7 @@ from haystack.core.serialization import allow_deserialization_module
 from haystack.dataclasses import SparseEmbedding
 from haystack.document_stores.types import DuplicatePolicy
 
+from haygate.document_stores import shared
 from haygate.document_stores.filters import filter_fields
 from haygate.document_stores.payload import document_from_payload
 from haygate.errors import ConfigurationError, FilterError, InvalidRequestError
@@ -356,7 +357,9 @@ class HybridDocumentStore(ABC):
 
     Consistency lives here, for every backend: reads share a collection, writes take it alone (one lock per
     collection and process, whichever store object holds it), and the writes of a `batch()` become visible
-    together, durably, when it ends, so a reader never sees half of a batch.
+    together, durably, when it ends, so a reader never sees half of a batch. A point several records share
+    changes only by per-record operations (`add_holders`, `remove_holders`), which stay safe when writers in
+    other processes share the collection, where this process's lock does not reach.
     """
 
     collection: str
@@ -435,6 +438,11 @@ class HybridDocumentStore(ABC):
         if kind == "delete_all":
             self._delete_all(recreate=first)
             return None
+        if kind == "add_holders":
+            shared.add(self, first, second)
+            return None
+        if kind == "remove_holders":
+            return shared.remove(self, first, second)
         matching = self._count(first)
         if matching and kind == "delete_filter":
             self._delete_filter(first)
@@ -518,6 +526,28 @@ class HybridDocumentStore(ABC):
             return self.count_documents(filters)
         updated = self._write_or_defer("update_filter", filters, dict(meta))
         return updated if updated is not None else self.count_documents(filters)
+
+    def add_holders(self, documents: list[Document], field: str) -> int:
+        """Write points several records share, each naming its records in the list `meta.<field>`: a point
+        already stored gains these records and keeps the others, one not stored is inserted. Safe with other
+        writers of the collection, in this process or another (`haygate.document_stores.shared`): the stored
+        list is never overwritten. Returns the points given; inside `batch()`, applied at its end."""
+        if not documents:
+            return 0
+        self._write_or_defer("add_holders", list(documents), field)
+        return len({document.id for document in documents})
+
+    def remove_holders(self, record_ids: list[str], field: str) -> int:
+        """Take these records off every point that names them in `meta.<field>`, deleting a point that no
+        record holds any more; safe with other writers, as `add_holders`. Returns the points deleted; inside
+        `batch()`, counted when called (from what is stored then) and applied at its end."""
+        if not record_ids:
+            return 0
+        deleted = self._write_or_defer("remove_holders", list(record_ids), field)
+        if deleted is not None:
+            return deleted
+        naming = self.meta_by_filter(shared.naming(field, record_ids), fields=[f"meta.{field}"])
+        return shared.orphaned(naming, record_ids, field)
 
     def count_documents_by_filter(self, filters: dict[str, Any]) -> int:
         """`count_documents(filters)` under the name Haystack's extended stores give it."""
@@ -716,6 +746,23 @@ class HybridDocumentStore(ABC):
     @abstractmethod
     def _update_filter(self, filters: dict[str, Any], meta: dict[str, Any]) -> None:
         """Set these keys of `meta` in the payload of every point matching `filters` (Qdrant's set_payload)."""
+
+    # -- shared points: what `haygate.document_stores.shared` asks (`ConditionalWrites`) ------------
+
+    def _shared_ids(self, field: str, record_ids: list[str]) -> list[str]:
+        return [document.id for document in self._scroll(shared.naming(field, record_ids), False, ["id"])]
+
+    @abstractmethod
+    def _shared_states(self, document_ids: list[str], field: str) -> dict[str, shared.Stored]:
+        """The holders and revision of each of these points that is stored, by id."""
+
+    @abstractmethod
+    def _insert_absent(self, documents: list[Document]) -> None:
+        """Insert each document whose point is not stored; leave a stored one as it is."""
+
+    @abstractmethod
+    def _apply_if(self, changes: list[shared.Change]) -> None:
+        """Apply each change if its point's revision is the change's, each atomically, in order."""
 
     @abstractmethod
     def _ids_where(self, field: str, holds: Callable[[Any], bool]) -> set[Any]:

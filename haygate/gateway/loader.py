@@ -184,7 +184,10 @@ class Loader:
 
             s = self.settings
             options = RayOptions(address, s.ray_actors, s.ray_actor_cpus, s.ray_actor_gpus)
-            self._on_cluster += on_cluster(indexing.pipeline, options)
+            swapped = on_cluster(indexing.pipeline, options)
+            if not swapped:
+                logger.info("%s: its indexing pipeline has no dense embedder; it all runs here, not on Ray", name)
+            self._on_cluster += swapped
         schedule = indexing.schedule  # made after the swap: it holds the instances
         return Collection(schema, self.store(name), indexing.pipeline, entry, fingerprint, schedule)
 

@@ -312,26 +312,14 @@ def delete_records(store: HybridDocumentStore, record_ids: list[str]) -> tuple[i
 
 def remove_records(store: HybridDocumentStore, record_ids: list[str]) -> int:
     """Delete the records' own points, and take the records off the points they share with others
-    (`meta.record_ids`), deleting those that no record holds any more. Inside `store.batch()` the changes are
-    computed from what is stored now and applied in order, so a point the batch writes again afterwards ends
-    as written. Returns the points deleted."""
+    (`meta.record_ids`), deleting those that no record holds any more: per record, never by writing back a list
+    read before (`HybridDocumentStore.remove_holders`), so another process writing the collection loses nothing.
+    Inside `store.batch()` both are applied in order at its end, so a point the batch writes again afterwards
+    ends as written. Returns the points deleted (inside a batch, as stored when called)."""
     deleted = store.delete_by_filter(_records_filter(record_ids))
     if f"meta.{SHARED_BY}" not in store.payload_indexes:
         return deleted
-    gone = set(record_ids)
-    shared = store.meta_by_filter(
-        {"field": f"meta.{SHARED_BY}", "operator": "in", "value": record_ids}, fields=[f"meta.{SHARED_BY}"]
-    )
-    orphans = []
-    for point in shared:
-        left = [rid for rid in point.meta.get(SHARED_BY) or [] if rid not in gone]
-        if left:
-            store.update_by_filter({"field": "id", "operator": "==", "value": point.id}, {SHARED_BY: left})
-        else:
-            orphans.append(point.id)
-    if orphans:
-        store.delete_documents(orphans)
-    return deleted + len(orphans)
+    return deleted + store.remove_holders(record_ids, SHARED_BY)
 
 
 def _records_filter(record_ids: list[str]) -> dict[str, Any]:

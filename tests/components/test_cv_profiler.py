@@ -22,7 +22,6 @@ class TestCvProfiler:
             "floor": 0.5,
             "phrase_words": 6,
             "model_cache_dir": None,
-            "document_store": None,
         }
         assert CvProfiler.from_dict(data).vocabulary == str(VOCABULARY)
 

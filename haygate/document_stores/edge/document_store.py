@@ -36,6 +36,7 @@ from haystack import Document, default_from_dict, default_to_dict
 from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.document_stores.types import DuplicatePolicy
 
+from haygate.document_stores import shared
 from haygate.document_stores.edge.faults import (
     CONFIG,
     DEFAULT_RESERVE_BYTES,
@@ -724,6 +725,34 @@ class EdgeDocumentStore(HybridDocumentStore):
         self._will_write("updating", 2 * matching * len(json.dumps(meta, default=str)))  # payload copies
         with self._edge("updating"):
             self.shard.update(qe.UpdateOperation.set_payload_by_filter(condition, meta, key="meta"))
+
+    def _shared_states(self, document_ids: list[str], field: str) -> dict[str, shared.Stored]:
+        states = {}
+        for document_id, payload in self._payloads(document_ids, [f"meta.{field}", f"meta.{shared.REVISION}"]).items():
+            meta = payload.get("meta") or {}
+            states[document_id] = shared.Stored(shared.holders_of(meta, field), meta.get(shared.REVISION))
+        return states
+
+    def _insert_absent(self, documents: list[Document]) -> None:
+        needed = write_bytes_estimate(documents) + growth_bytes(len(self.text_fields))
+        self._will_write(f"writing {len(documents)} shared document(s)", needed)
+        points = [self._to_point(document) for document in documents]
+        with self._edge("writing"):
+            self.shard.update(qe.UpdateOperation.upsert_points(points, update_mode=qe.UpdateMode.InsertOnly))
+
+    def _apply_if(self, changes: list[shared.Change]) -> None:
+        """Each change one conditional update of the shard. One process holds a shard and writes it under its
+        write lock, so no change here ever misses; the conditions keep the backends' algorithm one."""
+        size = sum(len(json.dumps(change.meta, default=str)) for change in changes if change.meta is not None)
+        self._will_write(f"updating {len(changes)} shared document(s)", 2 * size)  # payload copies
+        with self._edge("updating"):
+            for change in changes:
+                condition = self._filter(shared.condition(change))
+                assert condition is not None
+                if change.meta is None:
+                    self.shard.update(qe.UpdateOperation.delete_points_by_filter(condition))
+                else:
+                    self.shard.update(qe.UpdateOperation.set_payload_by_filter(condition, change.meta, key="meta"))
 
     def _make_durable(self) -> None:
         open_shard = self._open_shard

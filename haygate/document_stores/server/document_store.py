@@ -7,6 +7,7 @@ mode, which speaks the same API (tests use it).
 """
 
 import dataclasses
+import functools
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -18,8 +19,10 @@ from haystack.dataclasses import SparseEmbedding
 from haystack.document_stores.types import DuplicatePolicy
 from haystack.utils import Secret
 from haystack_integrations.document_stores.qdrant import QdrantDocumentStore
+from haystack_integrations.document_stores.qdrant.converters import convert_haystack_documents_to_qdrant_points
 from qdrant_client.http import models as rest
 
+from haygate.document_stores import shared
 from haygate.document_stores.hybrid import (
     DENSE,
     SPARSE,
@@ -45,8 +48,38 @@ from haygate.errors import ConfigurationError
 from haygate.text.paths import value_at
 
 API_KEY_VARIABLE = "HAYGATE_QDRANT_API_KEY"
+# Shared points are changed by conditional operations (`haygate.document_stores.shared`): on the permanent leader
+# of each shard, so every replica applies them in one order and their conditions hold alike on all (weak ordering
+# lets two replicas apply two writers' operations in opposite orders); and the reads they rest on ask a majority.
+WRITE_ORDERING = rest.WriteOrdering.STRONG
+READ_CONSISTENCY = rest.ReadConsistencyType.MAJORITY
+
+
+class _Serialised:
+    """A local-mode client whose calls run one at a time. A server applies each request atomically (an update
+    operation under its shard's update lock, a read on a consistent view), but qdrant-client's local mode has no
+    lock between threads: without this, a conditional write could interleave with another thread's write or
+    read. The stores of one process that share a folder share its client, and this lock with it."""
+
+    def __init__(self, client: qdrant_client.QdrantClient) -> None:
+        self._client = client
+        self._lock = threading.RLock()
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._client, name)
+        if not callable(attribute):
+            return attribute
+
+        @functools.wraps(attribute)
+        def serialised(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return attribute(*args, **kwargs)
+
+        return serialised
+
+
 # qdrant-client's local mode lets one client hold a folder: the stores of one process share it, counted.
-_LOCAL_CLIENTS: dict[str, tuple[qdrant_client.QdrantClient, int]] = {}
+_LOCAL_CLIENTS: dict[str, tuple[_Serialised, int]] = {}
 _LOCAL_LOCK = threading.Lock()
 INDEX_SCHEMAS: dict[str, Any] = {
     "keyword": "keyword",
@@ -143,9 +176,9 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
             return
         key = str(Path(self.path).resolve())
         with _LOCAL_LOCK:
-            client, holders = _LOCAL_CLIENTS.get(key) or (qdrant_client.QdrantClient(path=self.path), 0)
+            client, holders = _LOCAL_CLIENTS.get(key) or (_Serialised(qdrant_client.QdrantClient(path=self.path)), 0)
             _LOCAL_CLIENTS[key] = (client, holders + 1)
-        self._client = client
+        self._client = client  # type: ignore[assignment]  # the folder's client, its calls serialised
         self._set_up_collection(
             self.index,
             self.embedding_dim,
@@ -328,6 +361,64 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
 
     def _make_durable(self) -> None:
         """Writes wait for the server's acknowledgement (qdrant-haystack's `wait_result_from_api`)."""
+
+    def _shared_ids(self, field: str, record_ids: list[str]) -> list[str]:
+        """Every backend's scan, with the read consistency of the other reads a compare-and-set rests on."""
+        if not self.exists():
+            return []
+        condition = self._filter(shared.naming(field, record_ids))
+        ids: list[str] = []
+        offset = None
+        while True:
+            points, offset = self._connected().scroll(
+                self.index,
+                scroll_filter=condition,
+                limit=1024,
+                offset=offset,
+                with_payload=["id"],
+                consistency=READ_CONSISTENCY,
+            )
+            ids += [str((point.payload or {})["id"]) for point in points]
+            if offset is None:
+                return ids
+
+    def _shared_states(self, document_ids: list[str], field: str) -> dict[str, shared.Stored]:
+        if not document_ids or not self.exists():
+            return {}
+        records = self._connected().retrieve(
+            self.index,
+            ids=[convert_id(i) for i in document_ids],
+            with_payload=["id", f"meta.{field}", f"meta.{shared.REVISION}"],
+            consistency=READ_CONSISTENCY,
+        )
+        states = {}
+        for record in records:
+            payload = record.payload or {}
+            meta = payload.get("meta") or {}
+            states[str(payload["id"])] = shared.Stored(shared.holders_of(meta, field), meta.get(shared.REVISION))
+        return states
+
+    def _insert_absent(self, documents: list[Document]) -> None:
+        """qdrant-haystack's points, upserted with `insert_only`: a point stored meanwhile is left as it is."""
+        points = convert_haystack_documents_to_qdrant_points(
+            documents, use_sparse_embeddings=self.use_sparse_embeddings
+        )
+        self._connected().upsert(
+            self.index, points=points, update_mode=rest.UpdateMode.INSERT_ONLY, wait=True, ordering=WRITE_ORDERING
+        )
+
+    def _apply_if(self, changes: list[shared.Change]) -> None:
+        """One request: each change a set-payload or a delete whose selector names the point at its revision."""
+        operations: list[Any] = []
+        for change in changes:
+            condition = self._filter(shared.condition(change))
+            assert condition is not None
+            if change.meta is None:
+                operations.append(rest.DeleteOperation(delete=rest.FilterSelector(filter=condition)))
+            else:
+                payload = rest.SetPayload(payload=change.meta, key="meta", filter=condition)
+                operations.append(rest.SetPayloadOperation(set_payload=payload))
+        self._connected().batch_update_points(self.index, operations, wait=True, ordering=WRITE_ORDERING)
 
     def _scroll(
         self, filters: dict[str, Any] | None, with_vectors: bool, fields: list[str] | None = None
