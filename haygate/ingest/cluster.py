@@ -11,6 +11,8 @@ ids, the same replacements, the same report, and vectors from the same component
 - The documents go out in tasks of `documents_per_task`, sorted by length so a task's texts pad alike, and
   at most `tasks_per_actor` tasks wait per actor: memory stays bounded whatever the corpus, and an actor
   never waits for work while the next task is already there.
+- Ingest keeps two batches going (`haygate.ingest.indexer.two_at_a_time`): while the actors embed one, this
+  process reads, compares and splits the next, and writes the one before.
 - An actor that dies (its node lost, its process killed) has its tasks run again on the others, and a
   replacement is asked for; only when none is left does the ingest stop, with an error that says so. The
   batches written before are durable and a second run skips them, so nothing is ever short in silence.
@@ -23,6 +25,7 @@ import logging
 import math
 import socket
 import sys
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -34,6 +37,7 @@ from haystack.core.serialization_security import allow_deserialization_module
 
 from haygate.components.embedding_backends import place_runtime
 from haygate.errors import ConfigurationError, OperatorError
+from haygate.ingest.indexer import LocalLock
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -158,6 +162,8 @@ class ClusterDocumentEmbedder:
         # what ingest reads off a dense embedder (`IndexingPlan`): whether it embeds passages as well
         self.passages = (embedder.get("init_parameters") or {}).get("passages")
         self.pool: ActorPool | None = None
+        self.local_lock: LocalLock | None = None  # let go of while the actors work (`RunsElsewhere`)
+        self._embedding = threading.Lock()  # one batch's tasks at a time: the next one's wait their turn
 
     def warm_up(self) -> None:
         """Join the cluster and start the actors; returns once one of them has loaded its model."""
@@ -172,7 +178,16 @@ class ClusterDocumentEmbedder:
             return {"documents": []}
         self.warm_up()
         assert self.pool is not None
-        return {"documents": self.pool.embed(documents)}
+        held = self.local_lock
+        if held is not None:
+            held.release()  # this process's other work goes on while the cluster embeds
+        try:
+            with self._embedding:
+                embedded = self.pool.embed(documents)
+        finally:
+            if held is not None:
+                held.acquire()
+        return {"documents": embedded}
 
     def close(self) -> None:
         """Stop the actors (they hold a model each)."""

@@ -7,12 +7,14 @@ already landed.
 """
 
 import logging
+import threading
 import time
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from haystack import Document, Pipeline
 from tqdm import tqdm
@@ -117,16 +119,20 @@ def ingest_records(
     plan = IndexingPlan.of(collection.indexing, collection.entry, collection.runner)
     long: list[tuple[str, int]] = []  # (record id, words) of long records written as one document
     warm = False
-    for batch in _batches(enumerate(records), lambda: pacer.size if pacer else batch_records):
+    loading = 0.0  # seconds the models took to load: not the chunks' time, nor the pace's
+
+    def ingest_batch(batch: list[tuple[int, SourceRecord]]) -> None:
+        nonlocal warm, loading, long
         started = time.perf_counter()
         with collection.store.batch():
             mapped = _map_batch(batch, collection, report, superseded or set())
             fresh = _changed_only(collection.store, mapped, report)
             if fresh:
-                if not warm:  # the models load once, when first needed: not the chunks' time, nor the pace's
-                    loading = time.perf_counter()
+                if not warm:  # the models load once, when first needed
+                    before = time.perf_counter()
                     collection.indexing.warm_up()
-                    warm, started = True, started + time.perf_counter() - loading
+                    warm, loading = True, time.perf_counter() - before
+                    started += loading
                 written = _index(collection, plan, fresh, report)
                 report.chunks += len(written)
                 if plan.truncates_long_records:
@@ -139,6 +145,20 @@ def ingest_records(
             on_report(report)
         if on_batch is not None:
             on_batch(len(batch))
+
+    batches = _batches(enumerate(records), lambda: pacer.size if pacer else batch_records)
+    elsewhere = [instance for _, instance in collection.indexing.walk() if isinstance(instance, RunsElsewhere)]
+    if elsewhere and superseded is not None:  # a repeated id's batches known: they may overlap
+        started = time.perf_counter()
+        here = two_at_a_time(batches, ingest_batch, elsewhere) - loading
+        report.seconds = time.perf_counter() - started - loading  # the batches overlapped: the wall time
+        logger.info(
+            "ingest worked %.1f s of %.1f s here; the rest it waited for work done elsewhere", here, report.seconds
+        )
+        report.refused.sort(key=lambda refusal: refusal.index)
+    else:
+        for batch in batches:
+            ingest_batch(batch)
     if long:
         report.warnings.append(long_records_warning(long, collection.schema.indexing_pipeline))
     if report.written and optimize:
@@ -188,6 +208,79 @@ class IndexingPlan:
         for sender, output in self.written:
             given += (results.get(sender) or {}).get(output) or []
         return list({document.id: document for document in given}.values())
+
+
+class LocalLock:
+    """The lock ingest's local work runs under while batches overlap, timing how long it is held: the
+    process's own share of an ingest, against the time it waited for work done elsewhere."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._since = 0.0
+        self.held = 0.0  # seconds
+
+    def acquire(self) -> None:
+        self._lock.acquire()
+        self._since = time.perf_counter()
+
+    def release(self) -> None:
+        self.held += time.perf_counter() - self._since
+        self._lock.release()
+
+    def __enter__(self) -> "LocalLock":
+        self.acquire()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.release()
+
+
+@runtime_checkable
+class RunsElsewhere(Protocol):
+    """A component whose work runs in other processes (`haygate.ingest.cluster`: a Ray cluster's actors). While it
+    waits for them it lets go of `local_lock`, the lock ingest runs every other component under: the next
+    batch is read, compared with the store and split meanwhile, and this one's writes follow its vectors."""
+
+    local_lock: LocalLock | None
+
+
+def two_at_a_time(
+    batches: Iterable[list[T]], ingest_batch: Callable[[list[T]], None], elsewhere: Sequence[RunsElsewhere]
+) -> float:
+    """Each batch ingested in a thread of its own, two at a time, so one batch's local work (mapping, the
+    store's reads, splitting, BM25, writing) runs while the other's embeddings are made elsewhere.
+
+    Only one thread runs local work at any moment (`local_lock`, which a component that `RunsElsewhere`
+    lets go of while it waits), so no component, report or store is used by two threads at once; batches
+    start in order, and each is written in one `store.batch()` of its own thread, as ingest always writes.
+    Returns the seconds local work ran."""
+    local = LocalLock()
+    for component in elsewhere:
+        component.local_lock = local
+
+    def in_turn(batch: list[T], turn: threading.Event, next_turn: threading.Event) -> None:
+        turn.wait()
+        with local:
+            next_turn.set()  # the next batch may take the lock once this one lets go of it
+            ingest_batch(batch)
+
+    try:
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ingest") as threads:
+            running: deque[Future[None]] = deque()
+            turn = threading.Event()
+            turn.set()
+            for batch in batches:
+                if len(running) == 2:
+                    running.popleft().result()  # a failed batch stops the ingest; the one running ends first
+                next_turn = threading.Event()
+                running.append(threads.submit(in_turn, batch, turn, next_turn))
+                turn = next_turn
+            for batch_done in running:
+                batch_done.result()
+    finally:
+        for component in elsewhere:
+            component.local_lock = None
+    return local.held
 
 
 def _is_writer(instance: object) -> bool:

@@ -142,8 +142,10 @@ def test_a_ray_of_this_machine(local_ingest: Path, tmp_path: Path) -> None:
 
 
 def test_a_node_lost_mid_ingest_costs_nothing(cluster: LocalCluster, local_ingest: Path, tmp_path: Path) -> None:
-    """Node 2 dies while its actor embeds: its work runs again on the head's actor, and the collection is whole."""
-    command = [sys.executable, "-m", "haygate.cli", "ingest", "docs", str(CORPUS), "--ray", cluster.address]
+    """Node 2 dies while its actor embeds: its work runs again on the head's actor, and the collection is whole.
+    With a progress bar the batches are small (8 records, then as many as take 2 s): two are in flight."""
+    command = [sys.executable, "-m", "haygate.cli", "ingest", "docs", str(CORPUS), "--progress"]
+    command += ["--ray", cluster.address]
     running = subprocess.Popen(
         command, env=env_for(tmp_path / "ray"), stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )

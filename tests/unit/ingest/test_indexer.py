@@ -2,12 +2,17 @@
 indexing pipeline runs no model, so these tests take milliseconds."""
 
 import json
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from haygate.document_stores.hybrid import HybridDocumentStore
+from haygate.errors import InvalidRecordError
 from haygate.gateway.loader import Loader
-from haygate.ingest.indexer import delete_records, ingest_files, ingest_records
+from haygate.ingest.indexer import LocalLock, delete_records, ingest_files, ingest_records, two_at_a_time
 from haygate.ingest.readers import read_records, sample_files
 from haygate.ingest.report import Pacer
 
@@ -177,3 +182,53 @@ def test_a_phrase_is_stored_once_for_every_cv_that_says_it(loader: Loader, tmp_p
     assert said_by(store, "cv-1") == said_by(store, "cv-2") == []
     phrases = [d for d in store.meta_by_filter(None) if d.meta["document_type"] == "phrase"]
     assert [(d.content, d.meta["record_ids"]) for d in phrases] == [("Python engineer", ["cv-3"])]
+
+
+class Elsewhere:
+    """A component stand-in that waits on other processes: it lets go of the local lock while it waits."""
+
+    def __init__(self) -> None:
+        self.local_lock: LocalLock | None = None
+
+
+def test_two_batches_overlap_but_local_work_never_does() -> None:
+    """While one batch waits for work done elsewhere, the next runs its local part; local parts never run at once,
+    batches start in order, and every batch runs once."""
+    component = Elsewhere()
+    log: list[str] = []
+    inside = threading.Semaphore(1)
+
+    def ingest_batch(batch: list[int]) -> None:
+        assert inside.acquire(blocking=False), "two batches ran local work at once"
+        log.append(f"start {batch[0]}")
+        inside.release()
+        lock = component.local_lock
+        assert lock is not None
+        lock.release()  # as ClusterDocumentEmbedder does while the cluster embeds
+        time.sleep(0.05)
+        lock.acquire()
+        assert inside.acquire(blocking=False), "two batches ran local work at once"
+        log.append(f"end {batch[0]}")
+        inside.release()
+
+    two_at_a_time([[n] for n in range(6)], ingest_batch, [component])
+    starts = [entry for entry in log if entry.startswith("start")]
+    assert starts == [f"start {n}" for n in range(6)]
+    assert log.index("start 1") < log.index("end 0")  # batch 1 began while batch 0 waited
+    assert sorted(log) == sorted([f"start {n}" for n in range(6)] + [f"end {n}" for n in range(6)])
+    assert component.local_lock is None  # let go of afterwards
+
+
+def test_a_failed_batch_stops_the_overlapped_ingest() -> None:
+    component = Elsewhere()
+    done: list[int] = []
+
+    def ingest_batch(batch: list[int]) -> None:
+        if batch[0] == 2:
+            raise InvalidRecordError("batch 2 is broken")
+        done.append(batch[0])
+
+    with pytest.raises(InvalidRecordError, match="batch 2"):
+        two_at_a_time([[n] for n in range(10)], ingest_batch, [component])
+    assert set(done) <= {0, 1, 3} and {0, 1} <= set(done)  # what ran before (and beside) it, nothing after
+    assert component.local_lock is None
