@@ -96,6 +96,7 @@ def connect(options: RayOptions) -> "ModuleType":
     if not ray.is_initialized():
         _check_reachable(options.address)
         quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False, "namespace": "haygate"}
+        logging.getLogger("ray._private.worker").addFilter(_NotMainThread())
         try:
             if options.address == LOCAL:
                 ray.init(include_dashboard=False, **quiet)
@@ -264,7 +265,9 @@ class ActorPool:
                 self.close()
                 msg = (
                     f"no embedding actor started on the Ray cluster at {self.options.address!r} within "
-                    f"{START_TIMEOUT:.0f} s (each wants {self._wants()}); cluster resources: {ray.cluster_resources()}"
+                    f"{START_TIMEOUT:.0f} s (each wants {self._wants()}); free now: "
+                    f"{_cpus_and_gpus(ray.available_resources())} of {_cpus_and_gpus(ray.cluster_resources())} "
+                    "(other jobs may hold the rest)"
                 )
                 raise ClusterLostError(msg, {"address": self.options.address})
             self._admit(timeout=1.0)
@@ -425,6 +428,18 @@ class ActorPool:
             ray.kill(handle, no_restart=True)
         self.members.clear()
         self.starting.clear()
+
+
+def _cpus_and_gpus(resources: dict[str, float]) -> str:
+    return f"{resources.get('CPU', 0):g} CPU, {resources.get('GPU', 0):g} GPU"
+
+
+class _NotMainThread(logging.Filter):
+    """Ray warns that it sets no SIGTERM handler when it is joined from a thread other than the main one, as an
+    ingest's batch threads do: this process handles its own signals, so the line is noise."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "SIGTERM handler is not set" not in record.getMessage()
 
 
 def _cause(error: Any) -> BaseException:

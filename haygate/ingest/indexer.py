@@ -148,17 +148,21 @@ def ingest_records(
 
     batches = _batches(enumerate(records), lambda: pacer.size if pacer else batch_records)
     elsewhere = [instance for _, instance in collection.indexing.walk() if isinstance(instance, RunsElsewhere)]
-    if elsewhere and superseded is not None:  # a repeated id's batches known: they may overlap
-        started = time.perf_counter()
-        here = two_at_a_time(batches, ingest_batch, elsewhere) - loading
-        report.seconds = time.perf_counter() - started - loading  # the batches overlapped: the wall time
-        logger.info(
-            "ingest worked %.1f s of %.1f s here; the rest it waited for work done elsewhere", here, report.seconds
-        )
-        report.refused.sort(key=lambda refusal: refusal.index)
-    else:
-        for batch in batches:
-            ingest_batch(batch)
+    try:
+        if elsewhere and superseded is not None:  # a repeated id's batches known: they may overlap
+            started = time.perf_counter()
+            here = two_at_a_time(batches, ingest_batch, elsewhere) - loading
+            report.seconds = time.perf_counter() - started - loading  # the batches overlapped: the wall time
+            logger.info(
+                "ingest worked %.1f s of %.1f s here; the rest it waited for work done elsewhere", here, report.seconds
+            )
+            report.refused.sort(key=lambda refusal: refusal.index)
+        else:
+            for batch in batches:
+                ingest_batch(batch)
+    finally:
+        for component in elsewhere:  # the next collection's ingest wants those workers' resources
+            component.close()
     if long:
         report.warnings.append(long_records_warning(long, collection.schema.indexing_pipeline))
     if report.written and optimize:
@@ -242,6 +246,10 @@ class RunsElsewhere(Protocol):
     batch is read, compared with the store and split meanwhile, and this one's writes follow its vectors."""
 
     local_lock: LocalLock | None
+
+    def close(self) -> None:
+        """Let go of what it holds elsewhere (a cluster's actors): the ingest is done. A next run starts anew."""
+        ...
 
 
 def two_at_a_time(
