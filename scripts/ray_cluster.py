@@ -34,12 +34,18 @@ class LocalCluster:
     cpus_per_node: int = 1
     temp_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="hg-ray-", dir="/tmp")))
     port: int = field(default_factory=free_port)
+    client_port: int = field(default_factory=free_port)  # the head's Ray Client server (`ray://`)
     sessions: list[int] = field(default_factory=list)  # one process session per node, the head first
     commands: list[list[str]] = field(default_factory=list)  # each node's `ray start` command line
 
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    @property
+    def client_address(self) -> str:
+        """For a driver that is not on a node of the cluster (Ray Client)."""
+        return f"ray://127.0.0.1:{self.client_port}"
 
     def add_node(self) -> None:
         """Start one more node (the head first) and return once `ray start` says it runs."""
@@ -53,7 +59,8 @@ class LocalCluster:
         if self.sessions:
             where = [f"--address={self.address}"]
         else:
-            where = ["--head", f"--port={self.port}", f"--temp-dir={self.temp_dir}", "--include-dashboard=false"]
+            where = ["--head", f"--port={self.port}", f"--ray-client-server-port={self.client_port}"]
+            where += [f"--temp-dir={self.temp_dir}", "--include-dashboard=false"]
         env = {**os.environ, **ENV}
         command = [RAY, "start", *where, *common]
         self.commands.append(command)

@@ -109,6 +109,15 @@ def test_an_ingest_on_two_nodes_equals_a_local_one(cluster: LocalCluster, local_
     assert f"0 new or changed, {RECORDS} unchanged" in again.stderr
 
 
+def test_a_driver_off_the_cluster_through_ray_client(cluster: LocalCluster, local_ingest: Path, tmp_path: Path) -> None:
+    """`ray://HEAD:10001`, as the how-to says for a machine that only reaches the cluster."""
+    assert "ray://HEAD:10001" in HOW_TO.read_text()
+    done = run_cli(env_for(tmp_path / "data"), ["ingest", "docs", str(CORPUS), "--ray", cluster.client_address])
+    assert done.returncode == 0, done.stderr
+    assert f"embedding on Ray at {cluster.client_address}: 2 actor(s) wanted" in done.stderr
+    assert_same_documents(stored(local_ingest), stored(tmp_path / "data"))
+
+
 def test_a_qdrant_server_as_the_store(cluster: LocalCluster, local_ingest: Path, tmp_path: Path) -> None:
     """The vectors made on the cluster go straight to the Qdrant server (its local mode stands in for one)."""
     export, ingest = documented("# the store is a Qdrant server", cluster)
