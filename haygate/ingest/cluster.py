@@ -49,6 +49,7 @@ LOCAL = "local"  # start a Ray on this machine for this process, instead of join
 DOCUMENTS_PER_TASK = 64  # ~2 model calls of 32 texts: a task's round trip is a few ms of a second of work
 TASKS_PER_ACTOR = 2  # one computing, one queued behind it: no idle gap, and bounded memory
 START_TIMEOUT = 120.0  # seconds for the first actor to load its model (a cold ONNX export included)
+READY_GRACE = 15.0  # seconds the others may take after the first is ready, before the work starts without them
 CONNECT_SECONDS = 5.0  # for the cluster's address to answer at all
 MAX_ATTEMPTS = 3  # a task whose actor dies this often is not tried again: the data itself may kill it
 
@@ -190,11 +191,13 @@ class ClusterDocumentEmbedder:
                 held.acquire()
         return {"documents": embedded}
 
-    def close(self) -> None:
-        """Stop the actors (they hold a model each)."""
-        if self.pool is not None:
-            self.pool.close()
-            self.pool = None
+    def close(self) -> list[str]:
+        """Stop the actors (they hold a model each); what the ingest's report should say of them."""
+        if self.pool is None:
+            return []
+        notes = self.pool.close()
+        self.pool = None
+        return notes
 
 
 class EmbedderActor:
@@ -248,6 +251,7 @@ class ActorPool:
         self.target = 0
         self.lost = 0  # actors that died while this pool ran
         self.rerun = 0  # tasks run again after their actor died
+        self.created = 0  # actors asked for
         self.embedded = 0  # documents
         self.seconds = 0.0  # spent waiting for the actors' embeddings: the rest of an ingest is this process's
         self._remote: Any = None
@@ -270,6 +274,9 @@ class ActorPool:
                     "(other jobs may hold the rest)"
                 )
                 raise ClusterLostError(msg, {"address": self.options.address})
+            self._admit(timeout=1.0)
+        grace = time.monotonic() + READY_GRACE  # actors start side by side: the others are seconds behind
+        while len(self.members) < self.target and self.starting and time.monotonic() < grace:
             self._admit(timeout=1.0)
         logger.info(
             "embedding on Ray at %s: %d actor(s) wanted, %d ready", self.options.address, self.target, len(self.members)
@@ -299,8 +306,10 @@ class ActorPool:
         return count
 
     def _top_up(self) -> None:
-        """Ask for actors until live and starting ones make the target (Ray places them as nodes allow)."""
-        while len(self.members) + len(self.starting) < self.target:
+        """Ask for actors until live and starting ones make the target (Ray places them as nodes allow), up to
+        `MAX_ATTEMPTS` actors per place in all: a cluster that keeps losing them is not fed more."""
+        while len(self.members) + len(self.starting) < self.target and self.created < self.target * MAX_ATTEMPTS:
+            self.created += 1
             threads = max(1, math.floor(self.options.num_cpus))
             device = "cuda" if self.options.num_gpus > 0 else "cpu"
             handle = self._remote.remote(self.embedder, threads, device)
@@ -318,9 +327,12 @@ class ActorPool:
             try:
                 node = ray.get(ref)
             except ray.exceptions.RayActorError as error:
-                self.close()
-                msg = f"an embedding actor could not start on the Ray cluster: {_reason(error)}"
-                raise ConfigurationError(msg, {"address": self.options.address}) from None
+                if error.actor_init_failed:  # the embedder itself cannot be built there (its model, its class)
+                    self.close()
+                    msg = f"an embedding actor could not start on the Ray cluster: {_reason(error)}"
+                    raise ConfigurationError(msg, {"address": self.options.address}) from None
+                self._lose(Member(handle, "(starting)"), error)  # its node went while it started
+                continue
             self.members.append(Member(handle, node))
 
     def embed(self, documents: list[Document]) -> list[Document]:
@@ -388,8 +400,9 @@ class ActorPool:
 
     def _lose(self, member: Member, error: BaseException) -> None:
         """A dead actor leaves the pool; a replacement is asked for, to start wherever the cluster has room."""
-        if member in self.members:
-            self.members.remove(member)
+        if member in self.members or member.node == "(starting)":
+            if member in self.members:
+                self.members.remove(member)
             self.lost += 1
             logger.warning(
                 "an embedding actor on Ray node %s is gone (%s); its work runs again on the %d left",
@@ -412,7 +425,8 @@ class ActorPool:
                 raise ClusterLostError(msg, {"address": self.options.address})
             self._admit(timeout=1.0)
 
-    def close(self) -> None:
+    def close(self) -> list[str]:
+        """Stop the actors; a note for the report if any were lost."""
         import ray
 
         if self.embedded:
@@ -428,6 +442,12 @@ class ActorPool:
             ray.kill(handle, no_restart=True)
         self.members.clear()
         self.starting.clear()
+        if not self.lost:
+            return []
+        return [
+            f"{self.lost} embedding actor(s) on the Ray cluster at {self.options.address} were lost; "
+            f"their {self.rerun} task(s) ran again on the others, and every record was embedded"
+        ]
 
 
 def _cpus_and_gpus(resources: dict[str, float]) -> str:

@@ -162,7 +162,7 @@ def ingest_records(
                 ingest_batch(batch)
     finally:
         for component in elsewhere:  # the next collection's ingest wants those workers' resources
-            component.close()
+            report.warnings += component.close()
     if long:
         report.warnings.append(long_records_warning(long, collection.schema.indexing_pipeline))
     if report.written and optimize:
@@ -247,8 +247,9 @@ class RunsElsewhere(Protocol):
 
     local_lock: LocalLock | None
 
-    def close(self) -> None:
-        """Let go of what it holds elsewhere (a cluster's actors): the ingest is done. A next run starts anew."""
+    def close(self) -> list[str]:
+        """Let go of what it holds elsewhere (a cluster's actors): the ingest is done, and a next run starts
+        anew. Returns what the report should say of the run (workers lost and their work done again)."""
         ...
 
 

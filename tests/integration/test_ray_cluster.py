@@ -160,15 +160,17 @@ def test_a_node_lost_mid_ingest_costs_nothing(cluster: LocalCluster, local_inges
     )
     assert running.stderr is not None
     lines = []
-    for line in running.stderr:  # the actors are up and have their first tasks: the node goes now
+    for line in running.stderr:  # both actors are up and about to have their first tasks: the node goes now
         lines.append(line)
         if "embedding on Ray at" in line:
+            assert "2 actor(s) wanted, 2 ready" in line, line
             cluster.kill_node(1)
             break
     _, rest = running.communicate(timeout=240)
     err = "".join(lines) + rest
     assert running.returncode == 0, err
     assert "is gone" in err and "runs again" in err  # the loss was seen and the work redone
+    assert "embedding actor(s) on the Ray cluster" in err and "every record was embedded" in err  # and reported
     assert f"{RECORDS} new or changed" in err
     assert_same_documents(stored(local_ingest), stored(tmp_path / "ray"))
     deadline = time.monotonic() + 30
