@@ -44,6 +44,9 @@ TERMS = "terms"  # not a source either: the share of the query's BM25 terms a hi
 DEFAULT_RRF_K = 60  # Qdrant's own k for reciprocal rank fusion
 DEFAULT_FUSION: Fusion = "rrf"
 DEFAULT_PREFETCH_LIMIT = 100
+# Meta key every point a `batch()` writes reads with (`meta_by_filter`) until the batch's last operation takes it
+# off: a point that still does was written by a batch that did not finish (a killed process, a failed write).
+BATCH_PENDING = "batch_pending"
 CHUNK_MARK = "#chunk"  # a record split into chunks is stored as `<id>#chunk0`, `<id>#chunk1`, ...
 _CHUNK_SUFFIX = re.compile(re.escape(CHUNK_MARK) + r"\d+$")
 
@@ -304,6 +307,11 @@ def _distinct_key(value: Any) -> tuple[str, Any]:
     return type(value).__name__, hashable
 
 
+def _pending(documents: list[Document]) -> list[Document]:
+    """The documents a batch writes, each marked as written by an unfinished batch (`BATCH_PENDING`)."""
+    return [replace(document, meta={**document.meta, BATCH_PENDING: True}) for document in documents]
+
+
 def check_store(document_store: Any, owner: str) -> "HybridDocumentStore":
     """The store a component was given, or a ConfigurationError naming what it got (type-checked at init,
     as qdrant-haystack's retrievers check theirs)."""
@@ -403,7 +411,12 @@ class HybridDocumentStore(ABC):
     @contextmanager
     def batch(self) -> Iterator[None]:
         """Writes inside (of this thread) are held back, then applied together and made durable at the end;
-        if the block fails, none is applied."""
+        if the block fails, none is applied.
+
+        Applying them is several operations (a server's requests, Edge's updates), and a process killed among
+        them leaves those before: so every point written reads with `meta.batch_pending` until one last
+        operation, after all the others, takes it off the batch's points. A point that reads so was written by
+        a batch that did not finish (ingest writes its record again)."""
         if getattr(self._pending, "ops", None) is not None:
             yield  # already batching: the outer batch applies everything
             return
@@ -414,9 +427,14 @@ class HybridDocumentStore(ABC):
         finally:
             self._pending.ops = None
         if ops:
+            written = list(dict.fromkeys(d.id for kind, first, _ in ops if kind == "write" for d in first))
             with self._lock.writing():
+                if written:
+                    self._landing(written)
                 for kind, first, second in ops:
-                    self._apply(kind, first, second)
+                    self._apply(kind, self._as_pending(first) if kind == "write" else first, second)
+                if written:
+                    self._apply("landed", written, None)
                 self._make_durable()
 
     def _write_or_defer(self, kind: str, first: Any, second: Any = None) -> int | None:
@@ -443,6 +461,9 @@ class HybridDocumentStore(ABC):
             return None
         if kind == "remove_holders":
             return shared.remove(self, first, second)
+        if kind == "landed":
+            self._landed(first)
+            return None
         matching = self._count(first)
         if matching and kind == "delete_filter":
             self._delete_filter(first)
@@ -746,6 +767,18 @@ class HybridDocumentStore(ABC):
     @abstractmethod
     def _update_filter(self, filters: dict[str, Any], meta: dict[str, Any]) -> None:
         """Set these keys of `meta` in the payload of every point matching `filters` (Qdrant's set_payload)."""
+
+    @abstractmethod
+    def _landing(self, document_ids: list[str]) -> None:
+        """Before a batch's operations: these points are about to be written (Edge notes them in a file)."""
+
+    def _as_pending(self, documents: list[Document]) -> list[Document]:
+        """The documents as a batch writes them: marked `BATCH_PENDING` in their payload (a server's way)."""
+        return _pending(documents)
+
+    @abstractmethod
+    def _landed(self, document_ids: list[str]) -> None:
+        """The batch's last operation, one request: these points no longer read as `BATCH_PENDING`."""
 
     # -- shared points: what `haygate.document_stores.shared` asks (`ConditionalWrites`) ------------
 

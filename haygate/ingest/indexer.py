@@ -3,7 +3,9 @@
 Each batch is mapped, compared with what the store holds (by `meta.record_hash`), and only new or changed
 records go through the indexing pipeline (split, derive, embed, write); the stale chunks of a changed
 record are removed first. A killed ingest therefore loses nothing: re-running it skips every record that
-already landed.
+already landed, and only those. A record has landed when every point it has carries its hash and none is
+still marked as written by an unfinished batch (`BATCH_PENDING`): a batch's writes are several operations,
+and a process killed among them leaves some of a record's points without the others.
 """
 
 import logging
@@ -19,7 +21,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from haystack import Document, Pipeline
 from tqdm import tqdm
 
-from haygate.document_stores.hybrid import HybridDocumentStore
+from haygate.document_stores.hybrid import BATCH_PENDING, HybridDocumentStore
 from haygate.errors import InvalidRecordError, StorageFullError, cause_of
 from haygate.ingest.mapping import RECORD_HASH, RECORD_ID, SHARED_BY, to_document
 from haygate.ingest.readers import SourceRecord, count_records, read_records
@@ -417,11 +419,11 @@ def remove_records(store: HybridDocumentStore, record_ids: list[str]) -> int:
     (`meta.record_ids`), deleting those that no record holds any more: per record, never by writing back a list
     read before (`HybridDocumentStore.remove_holders`), so another process writing the collection loses nothing.
     Inside `store.batch()` both are applied in order at its end, so a point the batch writes again afterwards
-    ends as written. Returns the points deleted (inside a batch, as stored when called)."""
-    deleted = store.delete_by_filter(_records_filter(record_ids))
-    if f"meta.{SHARED_BY}" not in store.payload_indexes:
-        return deleted
-    return deleted + store.remove_holders(record_ids, SHARED_BY)
+    ends as written. The shared points go first: a process killed in between leaves the records' own points,
+    so the next ingest finds the records changed and takes them off again. Returns the points deleted (inside
+    a batch, as stored when called)."""
+    shared = store.remove_holders(record_ids, SHARED_BY) if f"meta.{SHARED_BY}" in store.payload_indexes else 0
+    return store.delete_by_filter(_records_filter(record_ids)) + shared
 
 
 def _records_filter(record_ids: list[str]) -> dict[str, Any]:
@@ -473,7 +475,8 @@ def _map_batch(
 
 def _changed_only(store: HybridDocumentStore, mapped: list[Mapped], report: IngestReport) -> list[tuple[Mapped, bool]]:
     """The records to index, each with whether it replaces a stored one; the stale chunks of those are
-    deleted (with the batch's writes). A record id twice in one batch: the later record wins."""
+    deleted (with the batch's writes). A record id twice in one batch: the later record wins. A record some of
+    whose points an unfinished batch wrote (`BATCH_PENDING`) has not landed: it is indexed again."""
     if not mapped:
         return []
     by_record: dict[str, Mapped] = {}
@@ -481,9 +484,12 @@ def _changed_only(store: HybridDocumentStore, mapped: list[Mapped], report: Inge
         rid = item[2].meta[RECORD_ID]
         report.duplicates += rid in by_record  # without `superseded` (a stream): the later record is kept
         by_record[rid] = item
-    stored_hash: dict[str, set[str]] = {}
-    for document in store.meta_by_filter(_records_filter(list(by_record))):
-        stored_hash.setdefault(str(document.meta.get(RECORD_ID)), set()).add(str(document.meta.get(RECORD_HASH)))
+    stored_hash: dict[str, set[str | None]] = {}
+    fields = [f"meta.{RECORD_ID}", f"meta.{RECORD_HASH}", f"meta.{BATCH_PENDING}"]
+    for document in store.meta_by_filter(_records_filter(list(by_record)), fields=fields):
+        landed = not document.meta.get(BATCH_PENDING)  # else a batch that wrote it did not finish: no hash matches
+        hashes = stored_hash.setdefault(str(document.meta.get(RECORD_ID)), set())
+        hashes.add(str(document.meta.get(RECORD_HASH)) if landed else None)
     fresh = []
     for rid, item in by_record.items():
         if stored_hash.get(rid) == {item[2].meta[RECORD_HASH]}:

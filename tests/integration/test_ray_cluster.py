@@ -138,7 +138,7 @@ def test_a_gpu_actor_on_a_cpu_cluster_is_refused(cluster: LocalCluster, tmp_path
 @pytest.mark.shared_data
 def test_the_evaluation_indexes_on_the_cluster(cluster: LocalCluster, tmp_path: Path) -> None:
     [evaluate] = documented(".venv/bin/haygate eval --judged evaluation/search_docs --ray", cluster)
-    done = haygate([*evaluate, "--limit", "3", "--out", str(tmp_path / "out")], env_for(tmp_path / "data"))
+    done = haygate([*evaluate, "--limit", "1", "--out", str(tmp_path / "out")], env_for(tmp_path / "data"))
     assert "embedding on Ray at" in done.stderr
     assert "ndcg@10" in done.stdout
 

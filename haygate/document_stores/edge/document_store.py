@@ -13,6 +13,7 @@ notice a shard that came back with fewer points than were written, instead of se
 
 import ctypes
 import ctypes.util
+import dataclasses
 import functools
 import json
 import logging
@@ -50,6 +51,7 @@ from haygate.document_stores.edge.faults import (
 )
 from haygate.document_stores.edge.filters import convert_filters
 from haygate.document_stores.hybrid import (
+    BATCH_PENDING,
     DENSE,
     SPARSE,
     TEXT_PREFIX,
@@ -134,9 +136,11 @@ class _OpenShard:
     holders: int
     dirty: bool = False  # written since the manifest last said how many points the shard holds
     writes: int = 0  # changes since it opened: a copy built aside is stale once this moves on
+    pending: set[str] | None = None  # the ids `PENDING` holds (None: not read yet)
     building: threading.Lock = field(default_factory=threading.Lock)  # one build of a shard at a time
 
 
+PENDING = "haygate-pending.json"  # in the shard: the ids of points written by batches that did not end
 BUILDING = ".building"  # in the data dir: copies of shards whose indexes another process builds
 
 
@@ -609,7 +613,7 @@ class EdgeDocumentStore(HybridDocumentStore):
             else:
                 documents.extend(document_from_payload(record.payload or {}, None) for record in records)
             if offset is None:
-                return documents
+                return self._marked_pending(documents)
 
     def _distinct(self, field: str, filters: dict[str, Any] | None) -> set[Any]:
         condition = self._filter(filters)
@@ -713,6 +717,7 @@ class EdgeDocumentStore(HybridDocumentStore):
             shutil.rmtree(self.path)
             self.path.mkdir(parents=True)
             open_shard.shard = qe.EdgeShard.create(str(self.path), self.edge_config())
+            open_shard.pending = set()
         self._ensure_indexes(open_shard.shard)
         self._write_manifest(open_shard.shard, clean=False, optimized=True)
         open_shard.dirty = True
@@ -725,6 +730,49 @@ class EdgeDocumentStore(HybridDocumentStore):
         self._will_write("updating", 2 * matching * len(json.dumps(meta, default=str)))  # payload copies
         with self._edge("updating"):
             self.shard.update(qe.UpdateOperation.set_payload_by_filter(condition, meta, key="meta"))
+
+    # A batch's points read as pending by a file beside the shard (`PENDING`), not by a mark in their payload:
+    # taking a mark off would write every payload twice, the second copy after the first in Edge's storage.
+
+    def _landing(self, document_ids: list[str]) -> None:
+        self._note_pending(self._pending_ids() | set(document_ids))
+
+    def _as_pending(self, documents: list[Document]) -> list[Document]:
+        return documents  # the file says they are pending
+
+    def _landed(self, document_ids: list[str]) -> None:
+        """One small file written after the batch's updates: a kill leaves those in the write-ahead log."""
+        self._note_pending(self._pending_ids() - set(document_ids))
+
+    def _pending_ids(self) -> set[str]:
+        """The points written by batches that did not end (a process killed while applying one)."""
+        open_shard = self._open_shard
+        if open_shard.pending is None:
+            try:
+                open_shard.pending = set(json.loads((self.path / PENDING).read_text()))
+            except FileNotFoundError:
+                open_shard.pending = set()
+        return open_shard.pending
+
+    def _note_pending(self, document_ids: set[str]) -> None:
+        if document_ids == self._pending_ids():
+            return
+        with self._edge("writing the pending points"):
+            if document_ids:
+                temporary = self.path / f"{PENDING}.tmp"
+                temporary.write_text(json.dumps(sorted(document_ids)))
+                os.replace(temporary, self.path / PENDING)
+            else:
+                (self.path / PENDING).unlink(missing_ok=True)
+        self._open_shard.pending = document_ids
+
+    def _marked_pending(self, documents: list[Document]) -> list[Document]:
+        pending = self._pending_ids()
+        if not pending:
+            return documents
+        return [
+            dataclasses.replace(d, meta={**d.meta, BATCH_PENDING: True}) if d.id in pending else d for d in documents
+        ]
 
     def _shared_states(self, document_ids: list[str], field: str) -> dict[str, shared.Stored]:
         states = {}

@@ -24,6 +24,7 @@ from qdrant_client.http import models as rest
 
 from haygate.document_stores import shared
 from haygate.document_stores.hybrid import (
+    BATCH_PENDING,
     DENSE,
     SPARSE,
     TEXT_PREFIX,
@@ -359,6 +360,14 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
             self.index, payload=meta, key="meta", points=rest.FilterSelector(filter=condition), wait=True
         )
 
+    def _landing(self, document_ids: list[str]) -> None:
+        """Nothing to note: every point a batch writes carries its mark (`_as_pending`)."""
+
+    def _landed(self, document_ids: list[str]) -> None:
+        """One request; selected by a filter, so a point the batch deleted again is no error (as an id would be)."""
+        selector = rest.FilterSelector(filter=rest.Filter(must=[rest.HasIdCondition(has_id=_point_ids(document_ids))]))
+        self._connected().delete_payload(self.index, keys=[f"meta.{BATCH_PENDING}"], points=selector, wait=True)
+
     def _make_durable(self) -> None:
         """Writes wait for the server's acknowledgement (qdrant-haystack's `wait_result_from_api`)."""
 
@@ -535,6 +544,10 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
             ), SPARSE_VECTORS_NAME
         field = source.removeprefix(TEXT_PREFIX)
         return rest.TextQuery(text=rest.TextQueryInput(query=query.text or "")), field
+
+
+def _point_ids(document_ids: list[str]) -> list[Any]:
+    return [convert_id(document_id) for document_id in document_ids]
 
 
 def _sparse(vector: Any) -> SparseEmbedding:
