@@ -34,6 +34,7 @@ from tests.support.project import PROJECT, make_settings
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.filterwarnings("ignore::UserWarning")]
 
 CVS = 4  # of samples/candidates: two batches
+SAMPLED_STOPS = 3  # interruptions per case in `make test`; `make eval` tries before every write operation
 WRITE_REQUEST = 8  # points: a docs batch's sections take several requests
 SERVER_WRITES = frozenset(
     {"upsert", "delete", "set_payload", "overwrite_payload", "delete_payload", "batch_update_points", "update_vectors"}
@@ -105,13 +106,14 @@ def ingest(collection: Collection, records: list[SourceRecord], batch: int, done
 
 
 def killed_and_run_again(
-    collection: Collection, before: list[SourceRecord], records: list[SourceRecord], batch: int
+    collection: Collection, before: list[SourceRecord], records: list[SourceRecord], batch: int, every: bool
 ) -> int:
     """Interrupt an ingest of `records` (`batch` a batch), over a collection that holds `before` (the same ids in
-    the same order, or nothing), before each write operation of its last batch in turn, and run it again each
+    the same order, or nothing), before write operations of its last batch in turn, and run it again each
     time: the second run indexes exactly the records of the batch that did not finish that `before` does not
-    hold as they are, and leaves what an uninterrupted ingest leaves. Returns how many of the interrupted
-    ingests left a record partly written."""
+    hold as they are, and leaves what an uninterrupted ingest leaves. `every`: before each of them (`make eval`);
+    else before `SAMPLED_STOPS` spread over them, the last included (all written, the pending marks not yet
+    taken off). Returns how many of the interrupted ingests left a record partly written."""
     store = collection.store
     same = (
         {i for i, (old, new) in enumerate(zip(before, records, strict=True)) if old.data == new.data}
@@ -134,7 +136,10 @@ def killed_and_run_again(
     assert not any(pending for *_, pending in expected.values())
     assert operations - ends[-2] > 2, "the last batch is more than two write operations"
     partly = 0
-    for stop in range(ends[-2] + 1, operations + 1):
+    stops = list(range(ends[-2] + 1, operations + 1))
+    if not every:
+        stops = sorted({stops[round(i * (len(stops) - 1) / (SAMPLED_STOPS - 1))] for i in range(SAMPLED_STOPS)})
+    for stop in stops:
         start_over()
         done: list[int] = []
         with pytest.raises(Interrupted), interrupting(store, stop):
@@ -178,23 +183,31 @@ def rewritten(records: list[SourceRecord], positions: set[int]) -> list[SourceRe
     return out
 
 
-def test_a_killed_candidates_ingest_on_a_server_loses_nothing(server: Loader) -> None:
+EVERY_STOP = pytest.param(True, marks=pytest.mark.eval, id="every-stop")
+SOME_STOPS = pytest.param(False, id="some-stops")
+
+
+@pytest.mark.parametrize("every", [SOME_STOPS, EVERY_STOP])
+def test_a_killed_candidates_ingest_on_a_server_loses_nothing(server: Loader, every: bool) -> None:
     """A CV's profile (which carries its hash) and its chunks are two writers' requests, its phrases more."""
     collection = server.collection("candidates")
     assert isinstance(collection.store, QdrantServerStore)
-    assert killed_and_run_again(collection, [], cvs(), 2) > 0
+    assert killed_and_run_again(collection, [], cvs()[:2], 1, every) > 0
 
 
-def test_a_killed_candidates_update_on_a_server_loses_nothing(server: Loader) -> None:
+@pytest.mark.eval  # `make test` kills a fresh candidates ingest on a server, and a docs ingest on Edge
+@pytest.mark.parametrize("every", [SOME_STOPS, EVERY_STOP])
+def test_a_killed_candidates_update_on_a_server_loses_nothing(server: Loader, every: bool) -> None:
     """Changed CVs: their old chunks and phrases go first, in the same batch as the new ones."""
     collection = server.collection("candidates")
     first = cvs()[:2]
-    assert killed_and_run_again(collection, first, rewritten(first, {0, 1}), 1) > 0
+    assert killed_and_run_again(collection, first, rewritten(first, {0, 1}), 1, every) > 0
 
 
-@pytest.mark.parametrize("backend", ["server", "edge"])
+@pytest.mark.parametrize("every", [SOME_STOPS, EVERY_STOP])
+@pytest.mark.parametrize("backend", [pytest.param("server", marks=pytest.mark.eval), "edge"])
 def test_a_killed_docs_ingest_loses_nothing(
-    backend: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+    backend: str, every: bool, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Markdown pages split into sections, a batch's sections written a few points a request (or Edge update)."""
     loader: Loader = request.getfixturevalue(backend)
@@ -203,7 +216,7 @@ def test_a_killed_docs_ingest_loses_nothing(
         collection.store.write_batch_size = WRITE_REQUEST
     else:
         monkeypatch.setattr(edge_store, "WRITE_CHUNK", WRITE_REQUEST)
-    assert killed_and_run_again(collection, [], docs_pages(), 2) > 0
+    assert killed_and_run_again(collection, [], docs_pages(), 2, every) > 0
 
 
 def docs_pages() -> list[SourceRecord]:

@@ -109,21 +109,18 @@ def test_an_ingest_on_two_nodes_equals_a_local_one(cluster: LocalCluster, local_
     assert f"0 new or changed, {RECORDS} unchanged" in again.stderr
 
 
-def test_a_driver_off_the_cluster_through_ray_client(cluster: LocalCluster, local_ingest: Path, tmp_path: Path) -> None:
-    """`ray://HEAD:10001`, as the how-to says for a machine that only reaches the cluster."""
-    assert "ray://HEAD:10001" in HOW_TO.read_text()
-    done = run_cli(env_for(tmp_path / "data"), ["ingest", "docs", str(CORPUS), "--ray", cluster.client_address])
-    assert done.returncode == 0, done.stderr
-    assert f"embedding on Ray at {cluster.client_address}: 2 actor(s) wanted" in done.stderr
-    assert_same_documents(stored(local_ingest), stored(tmp_path / "data"))
-
-
-def test_a_qdrant_server_as_the_store(cluster: LocalCluster, local_ingest: Path, tmp_path: Path) -> None:
-    """The vectors made on the cluster go straight to the Qdrant server (its local mode stands in for one)."""
+def test_a_qdrant_server_as_the_store_and_a_driver_off_the_cluster(
+    cluster: LocalCluster, local_ingest: Path, tmp_path: Path
+) -> None:
+    """The vectors made on the cluster go straight to the Qdrant server (its local mode stands in for one). The
+    driver joins through Ray Client (`ray://`), as the how-to says for a machine that only reaches the cluster."""
+    assert "`ray://HEAD:10001` through Ray Client" in " ".join(HOW_TO.read_text().split())
     export, ingest = documented("# the store is a Qdrant server", cluster)
     assert export[:1] == ["export"] and export[1].startswith("HAYGATE_QDRANT_URL=")
+    ingest = [cluster.client_address if a == cluster.address else a for a in ingest]
     url = f"local:{tmp_path / 'qdrant'}"
-    haygate(ingest, env_for(tmp_path / "data", HAYGATE_QDRANT_URL=url))
+    done = haygate(ingest, env_for(tmp_path / "data", HAYGATE_QDRANT_URL=url))
+    assert f"embedding on Ray at {cluster.client_address}: 2 actor(s) wanted" in done.stderr
     assert_same_documents(stored(local_ingest), stored(tmp_path / "data", qdrant_url=url))
 
 
@@ -135,9 +132,8 @@ def test_a_gpu_actor_on_a_cpu_cluster_is_refused(cluster: LocalCluster, tmp_path
     assert "no node of the Ray cluster" in done.stderr and "1 CPU and 1 GPU each" in done.stderr
 
 
-@pytest.mark.shared_data
 def test_the_evaluation_indexes_on_the_cluster(cluster: LocalCluster, tmp_path: Path) -> None:
-    [evaluate] = documented(".venv/bin/haygate eval --judged evaluation/search_docs --ray", cluster)
+    [evaluate] = documented(".venv/bin/haygate eval --judged evaluation/memory_search --ray", cluster)
     done = haygate([*evaluate, "--limit", "1", "--out", str(tmp_path / "out")], env_for(tmp_path / "data"))
     assert "embedding on Ray at" in done.stderr
     assert "ndcg@10" in done.stdout

@@ -81,10 +81,10 @@ RUN_BY = {
     "export HAYGATE_QDRANT_URL": "test_pointing_at_a_qdrant_server",
     ".venv/bin/haygate ingest docs samples/docs --ray local": ON_RAY + "test_a_ray_of_this_machine",
     "ray start --head": ON_RAY + "test_an_ingest_on_two_nodes_equals_a_local_one",
-    ".venv/bin/haygate eval --judged evaluation/search_docs --ray": ON_RAY
+    ".venv/bin/haygate eval --judged evaluation/memory_search --ray": ON_RAY
     + "test_the_evaluation_indexes_on_the_cluster",
     "ray start --address=HEAD:6379 --num-gpus=1": ON_RAY + "test_a_gpu_actor_on_a_cpu_cluster_is_refused",
-    "# the store is a Qdrant server": ON_RAY + "test_a_qdrant_server_as_the_store",
+    "# the store is a Qdrant server": ON_RAY + "test_a_qdrant_server_as_the_store_and_a_driver_off_the_cluster",
     "haygate skill": "tests/integration/test_skills.py::test_the_skill_command_prints_and_writes_the_skill",
 }
 
