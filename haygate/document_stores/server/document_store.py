@@ -373,23 +373,8 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
 
     def _shared_ids(self, field: str, record_ids: list[str]) -> list[str]:
         """Every backend's scan, with the read consistency of the other reads a compare-and-set rests on."""
-        if not self.exists():
-            return []
-        condition = self._filter(shared.naming(field, record_ids))
-        ids: list[str] = []
-        offset = None
-        while True:
-            points, offset = self._connected().scroll(
-                self.index,
-                scroll_filter=condition,
-                limit=1024,
-                offset=offset,
-                with_payload=["id"],
-                consistency=READ_CONSISTENCY,
-            )
-            ids += [str((point.payload or {})["id"]) for point in points]
-            if offset is None:
-                return ids
+        naming = self._scroll(shared.naming(field, record_ids), False, ["id"], consistency=READ_CONSISTENCY)
+        return [document.id for document in naming]
 
     def _shared_states(self, document_ids: list[str], field: str) -> dict[str, shared.Stored]:
         if not document_ids or not self.exists():
@@ -430,8 +415,13 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         self._connected().batch_update_points(self.index, operations, wait=True, ordering=WRITE_ORDERING)
 
     def _scroll(
-        self, filters: dict[str, Any] | None, with_vectors: bool, fields: list[str] | None = None
+        self,
+        filters: dict[str, Any] | None,
+        with_vectors: bool,
+        fields: list[str] | None = None,
+        consistency: Any = None,
     ) -> list[Document]:
+        """`consistency`: how many replicas answer (the server's default: one)."""
         condition = self._filter(filters)
         if not self.exists():
             return []
@@ -445,6 +435,7 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
                 offset=offset,
                 with_payload=True if fields is None else sorted({"id", *fields}),
                 with_vectors=with_vectors,
+                consistency=consistency,
             )
             for point in points:
                 document = document_from_payload(point.payload or {}, None)
