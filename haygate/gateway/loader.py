@@ -43,7 +43,7 @@ from haygate.components.models import TORCH_EXTRA, needs_torch_extra, of_torch_e
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.errors import ConfigurationError, HaygateError
-from haygate.ingest.indexer import Collection
+from haygate.ingest.indexer import Collection, embeds_densely
 from haygate.ingest.schema import CollectionSchema, schema_for
 from haygate.settings import Settings
 
@@ -361,8 +361,7 @@ class IndexingPreview:
 def _embeds_or_writes(cls: type) -> bool:
     """A component that loads a model to embed documents, or writes them to a store: costly, and not needed
     to know what an ingest would write."""
-    name = cls.__name__
-    return name.endswith("DocumentWriter") or (name.endswith("DocumentEmbedder") and "Sparse" not in name)
+    return cls.__name__.endswith("DocumentWriter") or embeds_densely(cls)
 
 
 def _pipeline_yaml(path: Path) -> dict[str, Any]:

@@ -37,7 +37,7 @@ from haystack.core.serialization_security import allow_deserialization_module
 
 from haygate.components.embedding_backends import place_runtime
 from haygate.errors import ConfigurationError, OperatorError
-from haygate.ingest.indexer import LocalLock
+from haygate.ingest.indexer import LocalLock, embeds_densely
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -63,7 +63,7 @@ class ClusterLostError(OperatorError):
 
     code = "CLUSTER_LOST"
     http_status = 503
-    public_message = "the Ray cluster that embeds for collection '{collection}' lost its workers"
+    public_message = "the Ray cluster that embeds this server's writes lost its workers; its operator must look"
 
 
 @dataclass(frozen=True)
@@ -75,9 +75,13 @@ class RayOptions:
     actors: int | None = None
     """How many embedding actors; None: as many as the cluster's nodes hold at `num_cpus` (`num_gpus`) each."""
     num_cpus: float = 1.0
+    """CPUs each actor reserves on its node, and the model threads it runs (at least one)."""
     num_gpus: float = 0.0
+    """GPUs each actor reserves; above 0 its model runs on the GPU Ray gives it (0.5: two actors share one)."""
     documents_per_task: int = DOCUMENTS_PER_TASK
+    """The most documents one task carries to an actor (a small batch is cut finer, so every actor gets work)."""
     tasks_per_actor: int = TASKS_PER_ACTOR
+    """Tasks in flight per actor: one computing, the others queued behind it; what bounds memory."""
 
 
 def require_ray() -> "ModuleType":
@@ -128,20 +132,13 @@ def _check_reachable(address: str) -> None:
         raise ConfigurationError(msg, {"address": address}) from None
 
 
-def is_dense_document_embedder(instance: object) -> bool:
-    """A component that embeds documents with a dense model: haygate's, sentence-transformers' and the like
-    (by Haystack's naming), not a sparse one (BM25 counts words: cheap, and it stays here)."""
-    kind = type(instance).__name__
-    return kind.endswith("DocumentEmbedder") and "Sparse" not in kind
-
-
 def on_cluster(pipeline: Pipeline, options: RayOptions) -> list["ClusterDocumentEmbedder"]:
     """Swap `pipeline`'s dense document embedders for ones that embed on the cluster, and return those. Done
     before the pipeline's schedule is made, which holds the instances."""
     require_ray()  # now, not once the first records are read
     swapped = []
     for name, instance in list(pipeline.walk()):
-        if is_dense_document_embedder(instance) and not isinstance(instance, ClusterDocumentEmbedder):
+        if embeds_densely(type(instance)) and not isinstance(instance, ClusterDocumentEmbedder):
             proxy = ClusterDocumentEmbedder(component_to_dict(instance, name), options)
             pipeline.graph.nodes[name]["instance"] = proxy
             swapped.append(proxy)
@@ -168,7 +165,8 @@ class ClusterDocumentEmbedder:
         self._embedding = threading.Lock()  # one batch's tasks at a time: the next one's wait their turn
 
     def warm_up(self) -> None:
-        """Join the cluster and start the actors; returns once one of them has loaded its model."""
+        """Join the cluster and start the actors; returns once they have loaded their model (or, after one
+        has, `READY_GRACE` seconds later with those that have)."""
         if self.pool is None:
             self.pool = ActorPool(self.embedder, self.options)
             self.pool.start()

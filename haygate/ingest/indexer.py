@@ -306,11 +306,16 @@ def _is_splitter(instance: object) -> bool:
     return kind.endswith(("Splitter", "Chunker", "Chunks")) or kind == "DocumentPreprocessor"
 
 
+def embeds_densely(kind: type) -> bool:
+    """A component class that embeds documents with a dense model: haygate's, sentence-transformers' and the
+    like, by Haystack's naming (`...DocumentEmbedder`). Not a sparse one: BM25 counts words, cheaply."""
+    return kind.__name__.endswith("DocumentEmbedder") and "Sparse" not in kind.__name__
+
+
 def _truncates(instance: object) -> bool:
-    """A dense document embedder, which embeds a document's start only. Not a sparse one (BM25 counts every
-    word), nor haygate's DenseDocumentEmbedder with `passages`, which embeds every word window as well."""
-    kind = type(instance).__name__
-    return kind.endswith("DocumentEmbedder") and "Sparse" not in kind and getattr(instance, "passages", None) is None
+    """A dense document embedder, which embeds a document's start only; not haygate's DenseDocumentEmbedder
+    with `passages`, which embeds every word window as well."""
+    return embeds_densely(type(instance)) and getattr(instance, "passages", None) is None
 
 
 def _long_and_whole(fresh: list[tuple[Mapped, bool]], written: list[Document]) -> list[tuple[str, int]]:

@@ -1,6 +1,7 @@
 """Embedding on Ray, without a cluster: the refusals a user meets first, the swap of a collection's embedders,
 and how a batch is cut into tasks. The real cluster: tests/integration/test_ray_cluster.py."""
 
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -8,6 +9,7 @@ import pytest
 from haystack import Document
 
 from haygate.cli import main
+from haygate.components.bm25_sparse_document_embedder import Bm25SparseDocumentEmbedder
 from haygate.errors import ConfigurationError
 from haygate.gateway.loader import Loader
 from haygate.ingest.cluster import (
@@ -17,10 +19,10 @@ from haygate.ingest.cluster import (
     Member,
     RayOptions,
     RayUnavailableError,
-    is_dense_document_embedder,
     require_ray,
 )
-from haygate.ingest.indexer import IndexingPlan
+from haygate.ingest.indexer import IndexingPlan, embeds_densely
+from tests.support.installed import require
 from tests.support.project import make_settings
 
 
@@ -56,7 +58,7 @@ def test_an_actor_share_must_be_above_zero(capsys: pytest.CaptureFixture[str]) -
 
 @pytest.mark.slow  # builds the docs indexing pipeline
 def test_only_the_dense_document_embedders_go_to_the_cluster(tmp_path: Path) -> None:
-    pytest.importorskip("ray", reason="the `ray` extra is not installed")
+    require(importlib.util.find_spec("ray") is not None, "Ray (the `ray` extra)", "pip install 'haygate[ray]'")
     settings = make_settings(tmp_path / "data", ray_address="auto", ray_actors=3)
     with Loader(settings) as loader:
         collection = loader.collection("docs")
@@ -70,7 +72,8 @@ def test_only_the_dense_document_embedders_go_to_the_cluster(tmp_path: Path) -> 
         assert [s.instance for s in collection.runner.steps if s.name == "dense_embedder"] == [proxy]  # type: ignore[attr-defined]
         plan = IndexingPlan.of(collection.indexing, collection.entry)
         assert plan.truncates_long_records is False  # the docs pipeline splits: nothing is embedded cut off
-    assert is_dense_document_embedder(proxy) and not proxy.pool  # no actor started: no record was embedded
+    assert not proxy.pool  # no actor started: no record was embedded
+    assert embeds_densely(type(proxy)) and not embeds_densely(Bm25SparseDocumentEmbedder)
 
 
 def test_a_batch_is_cut_into_tasks_every_actor_shares() -> None:
@@ -88,7 +91,7 @@ def test_a_proxy_runs_nothing_for_no_documents() -> None:
 
 
 def test_an_address_nothing_answers_on_is_refused_at_once() -> None:
-    pytest.importorskip("ray", reason="the `ray` extra is not installed")
+    require(importlib.util.find_spec("ray") is not None, "Ray (the `ray` extra)", "pip install 'haygate[ray]'")
     import ray
 
     if ray.is_initialized():
