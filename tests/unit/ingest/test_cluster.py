@@ -94,8 +94,8 @@ def test_an_address_nothing_answers_on_is_refused_at_once() -> None:
     require(importlib.util.find_spec("ray") is not None, "Ray (the `ray` extra)", "pip install 'haygate[ray]'")
     import ray
 
-    if ray.is_initialized():
-        pytest.skip("this process already joined a Ray")
+    if ray.is_initialized():  # joined by another test of this process: the check is made before joining
+        ray.shutdown()
     proxy = ClusterDocumentEmbedder({"type": "x.Y", "init_parameters": {}}, RayOptions("127.0.0.1:1"))
     with pytest.raises(ConfigurationError, match=r"cannot join the Ray cluster at '127.0.0.1:1': nothing answers"):
         proxy.run(documents=[Document(content="text")])
