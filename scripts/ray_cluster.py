@@ -7,6 +7,7 @@ ends the cluster, and is always called (a context manager).
 """
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -97,12 +98,15 @@ class LocalCluster:
             _kill(pid)
 
     def stop(self) -> None:
-        """Every process of every node, killed; waits until none is left."""
+        """Every process of every node, killed; waits until none is left, then removes the nodes' folder (their
+        sockets, object spill and logs)."""
         deadline = time.monotonic() + 30
         while (left := self.processes()) and time.monotonic() < deadline:
             for pid in left:
                 _kill(pid)
             time.sleep(0.2)
+        if not left:
+            shutil.rmtree(self.temp_dir, ignore_errors=True)
 
 
 def _alive(entry: Path) -> bool:

@@ -51,6 +51,8 @@ TASKS_PER_ACTOR = 2  # one computing, one queued behind it: no idle gap, and bou
 START_TIMEOUT = 120.0  # seconds for the first actor to load its model (a cold ONNX export included)
 READY_GRACE = 15.0  # seconds the others may take after the first is ready, before the work starts without them
 CONNECT_SECONDS = 5.0  # for the cluster's address to answer at all
+CLIENT_ATTEMPTS = 3  # Ray Client sessions the head is asked for before the address is refused
+CLIENT_RETRY_SECONDS = 2.0  # the pause before the next one, times the attempt
 MAX_ATTEMPTS = 3  # a task whose actor dies this often is not tried again: the data itself may kill it
 
 
@@ -98,22 +100,40 @@ def connect(options: RayOptions) -> "ModuleType":
     """This process joins the cluster at `options.address` (once), quietly: Ray's own lines would bury the
     ingest's, and its actors' logs stay on their nodes."""
     ray = require_ray()
-    if not ray.is_initialized():
-        _check_reachable(options.address)
-        quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False, "namespace": "haygate"}
-        logging.getLogger("ray._private.worker").addFilter(_NotMainThread())
+    if ray.is_initialized():
+        return ray
+    _check_reachable(options.address)
+    quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False, "namespace": "haygate"}
+    logging.getLogger("ray._private.worker").addFilter(_NotMainThread())
+    for attempt in range(1, CLIENT_ATTEMPTS + 1):
         try:
             if options.address == LOCAL:
                 ray.init(include_dashboard=False, **quiet)
             else:
                 ray.init(address=options.address, **quiet)
-        except (ConnectionError, RuntimeError, ValueError) as error:
-            msg = (
-                f"cannot join the Ray cluster at {options.address!r}: {str(error).splitlines()[0]} "
-                f"(start one with `ray start --head`, or use --ray {LOCAL} for a Ray of this machine alone)"
+            return ray
+        except ConnectionAbortedError as error:
+            # Ray Client (`ray://`): the head's client server could not start this driver's server. That
+            # server is a new process on the head each time, and a busy head sometimes fails to start one.
+            if attempt == CLIENT_ATTEMPTS:
+                raise _cannot_join(options.address, error) from None
+            logger.warning(
+                "the Ray Client server at %s failed to start this driver's session (%s); trying again",
+                options.address,
+                _reason(error),
             )
-            raise ConfigurationError(msg, {"address": options.address}) from None
-    return ray
+            time.sleep(CLIENT_RETRY_SECONDS * attempt)
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            raise _cannot_join(options.address, error) from None
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _cannot_join(address: str, error: Exception) -> ConfigurationError:
+    msg = (
+        f"cannot join the Ray cluster at {address!r}: {_reason(error)} "
+        f"(start one with `ray start --head`, or use --ray {LOCAL} for a Ray of this machine alone)"
+    )
+    return ConfigurationError(msg, {"address": address})
 
 
 def _check_reachable(address: str) -> None:

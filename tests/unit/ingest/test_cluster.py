@@ -4,6 +4,7 @@ and how a batch is cut into tasks. The real cluster: tests/integration/test_ray_
 import importlib.util
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from haystack import Document
@@ -19,6 +20,7 @@ from haygate.ingest.cluster import (
     Member,
     RayOptions,
     RayUnavailableError,
+    connect,
     require_ray,
 )
 from haygate.ingest.indexer import IndexingPlan, embeds_densely
@@ -100,3 +102,52 @@ def test_an_address_nothing_answers_on_is_refused_at_once() -> None:
     with pytest.raises(ConfigurationError, match=r"cannot join the Ray cluster at '127.0.0.1:1': nothing answers"):
         proxy.run(documents=[Document(content="text")])
     assert not ray.is_initialized()
+
+
+SESSION_FAILED = (
+    'Initialization failure from server:\nTraceback (most recent call last):\n  File "proxier.py", line 766\n'
+    "RuntimeError: Starting Ray client server failed. See ray_client_server_23000.err for detailed logs.\n"
+)
+
+
+class HeadStartingSessions:
+    """Ray as a driver sees it through Ray Client (`ray://`) when the head fails to start the driver's session
+    `failures` times: what `ray.init` raises then (a `ConnectionAbortedError`, the head's traceback inside)."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.attempts = 0
+
+    def is_initialized(self) -> bool:
+        return self.attempts > self.failures
+
+    def init(self, **_: Any) -> None:
+        self.attempts += 1
+        if self.attempts <= self.failures:
+            raise ConnectionAbortedError(SESSION_FAILED)
+
+
+@pytest.fixture
+def head(monkeypatch: pytest.MonkeyPatch) -> Any:
+    def head_failing(failures: int) -> HeadStartingSessions:
+        ray = HeadStartingSessions(failures)
+        monkeypatch.setattr("haygate.ingest.cluster.require_ray", lambda: ray)
+        monkeypatch.setattr("haygate.ingest.cluster.CLIENT_RETRY_SECONDS", 0.0)
+        return ray
+
+    return head_failing
+
+
+def test_a_session_the_head_failed_to_start_is_asked_for_again(head: Any, caplog: pytest.LogCaptureFixture) -> None:
+    ray = head(failures=2)
+    assert connect(RayOptions("ray://head")) is ray
+    assert ray.attempts == 3
+    assert "failed to start this driver's session (RuntimeError: Starting Ray client server failed" in caplog.text
+
+
+def test_a_head_that_never_starts_a_session_is_refused_with_its_cause(head: Any) -> None:
+    ray = head(failures=3)
+    cause = r"RuntimeError: Starting Ray client server failed\. See ray_client_server_23000\.err"
+    with pytest.raises(ConfigurationError, match=f"cannot join the Ray cluster at 'ray://head': {cause}") as refused:
+        connect(RayOptions("ray://head"))
+    assert ray.attempts == 3 and "Traceback" not in str(refused.value)
