@@ -26,7 +26,7 @@ import datetime as dt
 import hashlib
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from haystack import Document, component, default_from_dict, default_to_dict
@@ -69,6 +69,10 @@ class CvProfiler:
     ```
     """
 
+    # What the loader's preview sets (the ids an ingest would write, known before a judged set is indexed):
+    # profiles alone, with no model loaded and no phrase embedded.
+    preview_parameters: ClassVar[dict[str, Any]] = {"embed_phrases": False}
+
     def __init__(
         self,
         vocabulary: Path,
@@ -76,6 +80,7 @@ class CvProfiler:
         floor: float = 0.5,
         phrase_words: int = PHRASE_WORDS,
         model_cache_dir: Path | None = None,
+        embed_phrases: bool = True,
     ) -> None:
         """Set the vocabulary and the model; both load in `warm_up`.
 
@@ -84,12 +89,15 @@ class CvProfiler:
         :param floor: similarities below this are not stored; the ranker's threshold must not be lower.
         :param phrase_words: the longest phrase, in words.
         :param model_cache_dir: where the model's ONNX export is kept; the loader sets it beside the data.
+        :param embed_phrases: False: no semantic evidence and no `phrases` output, and no model loaded (the
+            documents and their ids are the same).
         """
         self.vocabulary = str(vocabulary)
         self.model = model
         self.floor = floor
         self.phrase_words = phrase_words
         self.model_cache_dir = None if model_cache_dir is None else str(model_cache_dir)
+        self.embed_phrases = embed_phrases
         self._embedder = DenseTextEmbedder(model=model, model_cache_dir=model_cache_dir)
         self._vocabulary: SkillVocabulary | None = None
         self._skill_vectors: np.ndarray | None = None
@@ -104,6 +112,7 @@ class CvProfiler:
             floor=self.floor,
             phrase_words=self.phrase_words,
             model_cache_dir=self.model_cache_dir,
+            embed_phrases=self.embed_phrases,
         )
 
     @classmethod
@@ -115,6 +124,8 @@ class CvProfiler:
         """Load the vocabulary and the model, and embed the vocabulary's skills once."""
         if self._vocabulary is None:
             self._vocabulary = SkillVocabulary.load(Path(self.vocabulary))
+            if not self.embed_phrases:
+                return
             self._embedder.warm_up()
             self._skill_vectors = self._embedder.embed_many(
                 [self._vocabulary.semantic_text(s) for s in self._vocabulary.skills]
@@ -132,6 +143,9 @@ class CvProfiler:
         assert self._vocabulary is not None
         vocabulary = self._vocabulary
         profiles = [cv_profile(d.content or "", vocabulary, _as_of(d)).as_meta() for d in documents]
+        if not self.embed_phrases:
+            profiled = [dataclasses.replace(d, meta={**d.meta, **p}) for d, p in zip(documents, profiles, strict=True)]
+            return {"documents": profiled, "profiles": [_profile_document(d) for d in profiled], "phrases": []}
         cv_phrases = [phrases(d.content or "", self.phrase_words) for d in documents]
         unique = list(dict.fromkeys(p for ps in cv_phrases for p in ps))
         vectors = self._phrase_vectors(unique)

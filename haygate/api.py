@@ -46,6 +46,13 @@ Telemetry:
   attribute: `stage: Stage = "store"`. The gateway's `haygate_pipeline_stage_duration_seconds` histogram
   reads it; a class without one is placed by Haystack's naming (`*TextEmbedder` is `query_embedding`,
   `*Retriever` `store`, `*Ranker` `ranking`), else `other`.
+
+Indexing:
+
+- `preview_parameters`: a component class attribute, a mapping of init parameters, that an indexing component
+  runs with when haygate only needs the ids an ingest would write (`haygate eval` checks every judged id
+  against them before indexing). It holds the cheaper settings that change no document id:
+  `preview_parameters = {"embed_phrases": False}` (the CV profiler: no model loaded).
 """
 
 from typing import Literal

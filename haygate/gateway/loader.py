@@ -43,7 +43,7 @@ from haygate.components.models import TORCH_EXTRA, needs_torch_extra, of_torch_e
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.errors import ConfigurationError, HaygateError
-from haygate.ingest.indexer import Collection, embeds_densely
+from haygate.ingest.indexer import PREVIEW_PARAMETERS, Collection, embeds_densely
 from haygate.ingest.schema import CollectionSchema, schema_for
 from haygate.settings import Settings
 
@@ -206,8 +206,10 @@ class Loader:
 
     def preview(self, name: str) -> "IndexingPreview":
         """The collection's indexing pipeline up to, not including, its first embedder or writer (and whatever
-        follows them): the documents an ingest would write, ids and meta, with no model loaded and no store
-        opened. What a judged id may name is known from it before anything is indexed."""
+        follows them): the documents an ingest would write, with no model loaded and no store opened. What a
+        judged id may name is known from it before anything is indexed. A component whose class declares
+        `preview_parameters` runs with those init parameters here: its cheaper settings that make the same
+        documents (ids and records), without what only a search needs (the CV profiler's phrase vectors)."""
         schema = self.schema(name)
         path = self.settings.pipelines_dir / schema.indexing_pipeline
         raw = _pipeline_yaml(path)
@@ -231,6 +233,9 @@ class Loader:
             if sender.split(".")[0] not in dropped and receiver.split(".")[0] in dropped
         )
         raw["components"] = {n: spec for n, spec in raw["components"].items() if n not in dropped}
+        for name, spec in raw["components"].items():  # a component's cheaper settings for knowing ids alone
+            cheaper = getattr(_allowed_class(path, name, spec), PREVIEW_PARAMETERS, None) or {}
+            spec["init_parameters"] = {**(spec.get("init_parameters") or {}), **cheaper}
         raw["connections"] = [
             c for c in raw.get("connections") or [] if str(c.get("receiver", "")).split(".")[0] not in dropped
         ]

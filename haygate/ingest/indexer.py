@@ -525,6 +525,11 @@ class Previewing(Protocol):
     def run(self, documents: list[Document]) -> list[Document]: ...
 
 
+# A component class attribute: the init parameters it runs with in the pipeline `planned_documents` runs
+# (`Loader.preview`), its cheaper settings that write the same documents.
+PREVIEW_PARAMETERS = "preview_parameters"
+
+
 def planned_documents(
     preview: Previewing, schema: CollectionSchema, records: Iterable[SourceRecord], batch_records: int = BATCH_RECORDS
 ) -> Iterator[Document]:

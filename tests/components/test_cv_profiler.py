@@ -22,8 +22,20 @@ class TestCvProfiler:
             "floor": 0.5,
             "phrase_words": 6,
             "model_cache_dir": None,
+            "embed_phrases": True,
         }
         assert CvProfiler.from_dict(data).vocabulary == str(VOCABULARY)
+
+    def test_the_preview_settings_make_the_same_documents_with_no_model(self, profiled: list[Document]) -> None:
+        """What `haygate eval` checks judged ids against: the same documents and profiles, without the phrases'
+        vectors (no model is loaded)."""
+        previewing = CvProfiler(vocabulary=VOCABULARY, **CvProfiler.preview_parameters)
+        out = previewing.run(CVS)
+        assert [d.id for d in out["documents"]] == [d.id for d in profiled]
+        unsemantic = [{k: v for k, v in d.meta.items() if k != "skill_semantic"} for d in profiled]
+        assert [{k: v for k, v in d.meta.items() if k != "skill_semantic"} for d in out["documents"]] == unsemantic
+        assert [d.id for d in out["profiles"]] == [f"{d.id}#profile" for d in CVS] and out["phrases"] == []
+        assert previewing._embedder.embedding_backend is None
 
     def test_run_derives_the_profile(self, profiled: list[Document]) -> None:
         ada = profiled[0].meta

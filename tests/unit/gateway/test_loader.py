@@ -125,6 +125,16 @@ def test_the_interface_is_checked_against_the_sockets(loader: Loader, tmp_path: 
         loader.pipeline(path)
 
 
+def test_the_preview_runs_a_component_with_its_preview_parameters(loader: Loader) -> None:
+    """The ids an ingest would write, for a judged set: the CV profiler embeds no phrase there; an ingest's does."""
+    preview = loader.preview("candidates")
+    assert preview.pipeline is not None
+    profiler = preview.pipeline.get_component("profiler")
+    assert type(profiler).__name__ == "CvProfiler" and profiler.embed_phrases is False
+    assert set(dict(preview.pipeline.walk())) == {"profiler", "splitter", "chunk_ids"}
+    assert loader.collection("candidates").indexing.get_component("profiler").embed_phrases is True
+
+
 def test_model_exports_go_to_the_deployments_model_folder(loader: Loader, settings: Settings) -> None:
     loaded = loader.pipeline(PROJECT / "pipelines" / "indexing" / "candidates.yaml")
     for name in ("profiler", "dense_embedder"):
