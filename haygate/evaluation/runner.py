@@ -124,15 +124,24 @@ def eval_settings(settings: Settings, dataset: Dataset) -> Settings:
     return store_settings(settings, dataset.store_name, [dataset.corpus_path], EVAL_COLLECTION)
 
 
-def store_settings(settings: Settings, name: str, corpus: Sequence[Path], collection: str) -> Settings:
-    """Settings whose data dir is an eval store of its own for `corpus` indexed into `collection`.
-
-    Any change to the corpus bytes, the collection's schema or its indexing pipeline makes a new store.
-    """
+def corpus_key(settings: Settings, corpus: Sequence[Path], collection: str) -> str:
+    """Of the corpus bytes and the collection's indexing configuration (its schema, its pipeline and the files
+    that reads): what the corpus's eval store, and the ids an ingest of it would write, are kept under."""
     with Loader(settings) as loader:
         fingerprint = loader.collection(collection).fingerprint
     digests = "\n".join(file_digest(path) for path in corpus)
-    key = hashlib.sha256(f"{digests}\n{fingerprint}".encode()).hexdigest()[:16]
+    return hashlib.sha256(f"{digests}\n{fingerprint}".encode()).hexdigest()[:16]
+
+
+def store_settings(
+    settings: Settings, name: str, corpus: Sequence[Path], collection: str, key: str | None = None
+) -> Settings:
+    """Settings whose data dir is an eval store of its own for `corpus` indexed into `collection`.
+
+    Any change to the corpus bytes, the collection's schema or its indexing pipeline makes a new store (`key`:
+    `corpus_key`, when already known).
+    """
+    key = key or corpus_key(settings, corpus, collection)
     folder = Path(settings.data_dir) / "eval" / f"{name}-{key}"
     return settings.model_copy(update={"data_dir": folder, "qdrant_url": None})
 

@@ -36,6 +36,7 @@ from haygate.evaluation.runner import (
     VariantResult,
     check_metrics,
     compare_with_baseline,
+    corpus_key,
     ensure_corpus_index,
     run_queries,
     score,
@@ -53,6 +54,8 @@ from haygate.server.client import ServerClient, local_server
 from haygate.settings import Settings
 
 logger = logging.getLogger(__name__)
+
+PLANNED_IDS = "eval-ids"  # the data dir's folder of each corpus's planned ids, beside its eval stores (`eval`)
 
 CALL_METADATA = "arguments"  # a query's `metadata.arguments`: arguments of its own, over the spec's
 
@@ -179,25 +182,41 @@ def evaluate_tool(
             target = LocalTarget(loader, collection, declaration, spec, settings.project_id)
             _check_judged_ids(target.corpus_ids(), judged, collection, "the collection as ingested")
             return _evaluate(target, judged, paths, metrics, progress)
-    with Loader(settings) as loader:
-        corpus = _planned_ids(loader, collection, judged)  # before anything is indexed
+    key = corpus_key(settings, judged.corpus, collection)
+    corpus = _planned_ids(settings, collection, judged, key)  # before anything is indexed
     _check_judged_ids(corpus, judged, collection, "the corpus")
     dataset = judged.dataset
     if dataset.sample is not None:  # a limited run indexes the records the kept queries judged (or parts of)
         records = {_record_of(corpus, judged_id) for judged_id in dataset.sample.judged}
         dataset = replace(dataset, sample=replace(dataset.sample, judged=frozenset(records)))
     name = collection if dataset.sample is None else f"{collection}-limit-{dataset.sample.key}"
-    with Loader(store_settings(settings, name, judged.corpus, collection)) as loader:
+    with Loader(store_settings(settings, name, judged.corpus, collection, key)) as loader:
         target = LocalTarget(loader, collection, declaration, spec, settings.project_id)
         target.prepare(paths)  # every variant builds and fits the declaration before anything is indexed
         ensure_corpus_index(loader, name, judged.corpus, collection, progress, dataset.sample)
         return _evaluate(target, judged, paths, metrics, progress)
 
 
-def _planned_ids(loader: Loader, collection: str, judged: JudgedToolSet) -> CorpusIds:
-    """What the corpus would hold once indexed: its records and documents, with no model and no store."""
-    records = (record for root in judged.corpus for record in read_records(root))
-    return CorpusIds.of_documents(planned_documents(loader.preview(collection), loader.schema(collection), records))
+def _planned_ids(settings: Settings, collection: str, judged: JudgedToolSet, key: str) -> CorpusIds:
+    """What the corpus would hold once indexed: its records and documents, with no model and no store. Kept
+    under the corpus's key (`PLANNED_IDS`), so the next run over the same corpus and configuration, a quick
+    `--limit` one above all, does not read and split every record again."""
+    kept = Path(settings.data_dir) / PLANNED_IDS / f"{collection}-{key}.json"
+    if (corpus := CorpusIds.read(kept)) is not None:
+        logger.info("%s: the corpus's ids, as planned before (%s)", collection, kept)
+        return corpus
+    started = time.perf_counter()
+    with Loader(settings) as loader:
+        records = (record for root in judged.corpus for record in read_records(root))
+        planned = planned_documents(loader.preview(collection), loader.schema(collection), records)
+        corpus = CorpusIds.of_documents(planned)
+    try:
+        corpus.write(kept)
+    except OSError as error:  # a full disk, a read-only data dir: the next run plans again, nothing else is lost
+        logger.warning("%s: cannot keep the corpus's planned ids at %s (%s)", collection, kept, error.strerror)
+    took = time.perf_counter() - started
+    logger.info("%s: planned the corpus's %d documents in %.1f s", collection, len(corpus.documents), took)
+    return corpus
 
 
 def _record_of(corpus: CorpusIds, judged_id: str) -> str:

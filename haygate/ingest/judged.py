@@ -13,12 +13,16 @@ is refused, with the closest real ids, before any indexing.
 """
 
 import difflib
+import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from haystack import Document
 
+from haygate import __version__
 from haygate.components.chunk_ids import record_of
 from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.ingest.mapping import RECORD_ID
@@ -69,6 +73,28 @@ class CorpusIds:
     def of_documents(cls, documents: Iterable[Document]) -> "CorpusIds":
         parents = {d.id: str(d.meta[RECORD_ID]) for d in documents if d.meta.get(RECORD_ID) is not None}
         return cls(frozenset(parents.values()), frozenset(parents), parents)
+
+    @classmethod
+    def read(cls, path: Path) -> "CorpusIds | None":
+        """The ids `write` kept at `path`, or None: nothing there, or kept by another haygate (its preview may
+        cut and split otherwise), or not readable as kept."""
+        try:
+            kept = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(kept, dict) or kept.get("haygate") != __version__:
+            return None
+        parents = kept.get("record_of_document")
+        if not isinstance(parents, dict):
+            return None
+        return cls(frozenset(parents.values()), frozenset(parents), parents)
+
+    def write(self, path: Path) -> None:
+        """Keep these ids at `path` (whole or not at all: written aside, then moved in)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        aside = path.with_name(f".{path.name}.{os.getpid()}")
+        aside.write_text(json.dumps({"haygate": __version__, "record_of_document": dict(self.record_of_document)}))
+        os.replace(aside, path)
 
     @classmethod
     def of_store(cls, store: HybridDocumentStore) -> "CorpusIds":

@@ -73,10 +73,14 @@ def test_files_and_sections_are_judged_at_their_level_and_share_one_index(home: 
     assert by_file["metrics"]["ndcg@10"] > 0.5 and by_file["judged_hits"] >= 2, by_file  # was 0.0: sections
     stores = sorted((home / "data" / "eval").iterdir())
     assert [s.name.split("-")[0] for s in stores] == ["docs"]  # keyed by the collection and corpus, not the set
+    [planned] = (home / "data" / "eval-ids").iterdir()  # the corpus's ids, kept under the same key
+    assert planned.name == f"{stores[0].name}.json"
+    planned_at = planned.stat().st_mtime_ns
 
     sections = judged_set(home, "sections", [("q2", TOOLS_SECTION, 3)])
     assert evaluate(sections, tmp_path / "sections") == 0
     assert sorted((home / "data" / "eval").iterdir()) == stores  # no second index
+    assert planned.stat().st_mtime_ns == planned_at  # nor a second planning: the kept ids were read
     [by_section] = report_of(tmp_path / "sections")["variants"]
     run = (tmp_path / "sections" / "runs" / "search_docs.trec").read_text()
     assert TOOLS_SECTION in run and by_section["judged_hits"] >= 1

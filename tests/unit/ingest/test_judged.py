@@ -1,8 +1,12 @@
 """Which judged id a result counts as (`haygate.ingest.judged`): the most specific of its ancestors a query
 judged: itself, its section, its record."""
 
+import json
+from pathlib import Path
+
 from haystack import Document
 
+from haygate import __version__
 from haygate.ingest.judged import CorpusIds, ancestors, counted_as, graded_id
 
 CHUNK = "file:guide.md#Install/From source#chunk2"
@@ -38,3 +42,20 @@ def test_an_unknown_judged_id_gets_the_closest_real_ones() -> None:
     assert corpus.names(RECORD) and corpus.names(SECTION) and corpus.names(f"{SECTION}#chunk0")
     assert corpus.unknown([RECORD, "file:guides.md", SECTION]) == {"file:guides.md": [RECORD, "file:faq.md", SECTION]}
     assert corpus.examples() == {"record": "file:faq.md", "section": "file:faq.md#FAQ"}
+
+
+def test_planned_ids_are_kept_whole_and_read_back_only_as_kept(tmp_path: Path) -> None:
+    """`haygate eval` keeps a corpus's planned ids between runs: read back as written; anything else (nothing,
+    a torn or foreign file, another haygate's) reads as nothing kept, so the corpus is planned again."""
+    corpus = CorpusIds.of_documents(
+        [Document(id=f"{SECTION}#chunk{i}", content="a", meta={"record_id": RECORD}) for i in range(3)]
+    )
+    kept = tmp_path / "eval-ids" / "docs-0123.json"
+    assert CorpusIds.read(kept) is None
+    corpus.write(kept)
+    assert CorpusIds.read(kept) == corpus
+    assert [p.name for p in kept.parent.iterdir()] == [kept.name]  # nothing left aside
+    stored = json.loads(kept.read_text())
+    for broken in ("{", "[]", json.dumps({**stored, "haygate": "0.0.1"}), json.dumps({"haygate": __version__})):
+        kept.write_text(broken)
+        assert CorpusIds.read(kept) is None, broken
