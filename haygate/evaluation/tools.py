@@ -213,7 +213,7 @@ def _planned_ids(settings: Settings, collection: str, judged: JudgedToolSet, key
     try:
         corpus.write(kept)
     except OSError as error:  # a full disk, a read-only data dir: the next run plans again, nothing else is lost
-        logger.warning("%s: cannot keep the corpus's planned ids at %s (%s)", collection, kept, error.strerror)
+        logger.warning("%s: cannot keep the corpus's planned ids at %s (%s)", collection, kept, error.strerror or error)
     took = time.perf_counter() - started
     logger.info("%s: planned the corpus's %d documents in %.1f s", collection, len(corpus.documents), took)
     return corpus

@@ -93,8 +93,12 @@ class CorpusIds:
         """Keep these ids at `path` (whole or not at all: written aside, then moved in)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         aside = path.with_name(f".{path.name}.{os.getpid()}")
-        aside.write_text(json.dumps({"haygate": __version__, "record_of_document": dict(self.record_of_document)}))
-        os.replace(aside, path)
+        try:
+            aside.write_text(json.dumps({"haygate": __version__, "record_of_document": dict(self.record_of_document)}))
+            os.replace(aside, path)
+        except OSError:
+            aside.unlink(missing_ok=True)  # a full disk leaves no torn file behind
+            raise
 
     @classmethod
     def of_store(cls, store: HybridDocumentStore) -> "CorpusIds":

@@ -2,6 +2,8 @@
 judged: itself, its section, its record."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from haystack import Document
@@ -59,3 +61,24 @@ def test_planned_ids_are_kept_whole_and_read_back_only_as_kept(tmp_path: Path) -
     for broken in ("{", "[]", json.dumps({**stored, "haygate": "0.0.1"}), json.dumps({"haygate": __version__})):
         kept.write_text(broken)
         assert CorpusIds.read(kept) is None, broken
+
+
+def test_ids_that_cannot_be_kept_leave_nothing_behind(tmp_path: Path) -> None:
+    """A disk that takes no more (a file-size limit stands in for a full disk, in a child process): the write
+    fails with the OS's error, and neither a torn file nor the one set aside is left."""
+    kept = tmp_path / "eval-ids" / "docs-0123.json"
+    child = f"""
+import resource, signal, sys
+from haystack import Document
+from haygate.ingest.judged import CorpusIds
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+corpus = CorpusIds.of_documents([Document(id=f"d{{i}}", content="a", meta={{"record_id": "r"}}) for i in range(100)])
+resource.setrlimit(resource.RLIMIT_FSIZE, (256, resource.RLIM_INFINITY))
+try:
+    corpus.write(__import__("pathlib").Path({str(kept)!r}))
+except OSError as error:
+    sys.exit(f"refused: {{error.strerror}}")
+"""
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "refused: File too large" in done.stderr, done.stderr
+    assert list(kept.parent.iterdir()) == []
