@@ -118,12 +118,20 @@ class SectionChunks:
     def run(self, documents: list[Document]) -> dict[str, Any]:
         """Cut each section into windows that fit the model, with ids by `ChunkIds`' rule."""
         self.warm_up()
+        counted: dict[str, int] = {}  # a block is counted as a block, then as a window's part: encoded once
+
+        def count(text: str) -> int:
+            found = counted.get(text)
+            if found is None:
+                found = counted[text] = self.count(text)
+            return found
+
         chunks = []
         for document in documents:
             title = str(document.meta.get(self.title_field) or "") if self.title_field else ""
-            lead = self.count(title + self.separator) if title else 0
+            lead = count(title + self.separator) if title else 0
             budget = max(16, self._limit - SPECIAL_TOKENS - lead)
-            windows = pieces(document.content or "", budget, self.count) or [clean(document.content or "")]
+            windows = pieces(document.content or "", budget, count) or [clean(document.content or "")]
             if len(windows) == 1:
                 chunks.append(dataclasses.replace(document, content=windows[0]))
                 continue

@@ -55,3 +55,25 @@ class TestSectionChunks:
         section = Document(id="a#b", content=LONG, meta={"title": "T"})
         SectionChunks(max_tokens=64).run([section])
         assert section.content == LONG and section.id == "a#b" and "chunk_index" not in section.meta
+
+
+def test_each_text_is_encoded_once_per_run() -> None:
+    """A block is counted as a block, then again as a window's part: the tokenizer sees each text once (half
+    of planning a corpus's ids was those second encodes), and the windows are the same."""
+    chunker = SectionChunks(max_tokens=64)
+    chunker.warm_up()
+    sections = [Document(id=f"s{n}", content=LONG, meta={"title": "Cache"}) for n in range(2)]
+    sections.append(Document(id="short", content="One short paragraph.", meta={"title": "Cache"}))
+    expected = [(d.id, d.content) for d in chunker.run(sections)["documents"]]
+
+    encoded: list[str] = []
+    tokenizer = chunker._tokenizer
+
+    class Counting:
+        def encode(self, text: str, **kwargs: Any) -> Any:
+            encoded.append(text)
+            return tokenizer.encode(text, **kwargs)
+
+    chunker._tokenizer = Counting()
+    assert [(d.id, d.content) for d in chunker.run(sections)["documents"]] == expected
+    assert len(expected) > 3 and len(encoded) == len(set(encoded)), len(encoded) - len(set(encoded))
