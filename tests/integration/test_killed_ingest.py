@@ -195,7 +195,7 @@ def test_a_killed_candidates_ingest_on_a_server_loses_nothing(server: Loader, ev
     assert killed_and_run_again(collection, [], cvs()[:2], 1, every) > 0
 
 
-@pytest.mark.eval  # `make test` kills a fresh candidates ingest on a server, and a docs ingest on Edge
+@pytest.mark.eval  # `make test` stops a fresh candidates ingest on a server, and SIGKILLs a docs ingest on Edge
 @pytest.mark.parametrize("every", [SOME_STOPS, EVERY_STOP])
 def test_a_killed_candidates_update_on_a_server_loses_nothing(server: Loader, every: bool) -> None:
     """Changed CVs: their old chunks and phrases go first, in the same batch as the new ones."""
@@ -204,8 +204,9 @@ def test_a_killed_candidates_update_on_a_server_loses_nothing(server: Loader, ev
     assert killed_and_run_again(collection, first, rewritten(first, {0, 1}), 1, every) > 0
 
 
+@pytest.mark.eval  # `make test` has Edge's real SIGKILL (below): these stops are the sweep over each operation
 @pytest.mark.parametrize("every", [SOME_STOPS, EVERY_STOP])
-@pytest.mark.parametrize("backend", [pytest.param("server", marks=pytest.mark.eval), "edge"])
+@pytest.mark.parametrize("backend", ["server", "edge"])
 def test_a_killed_docs_ingest_loses_nothing(
     backend: str, every: bool, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
