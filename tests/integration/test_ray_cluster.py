@@ -101,6 +101,7 @@ def local_ingest(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return data_dir
 
 
+@pytest.mark.budget(90, "two ingests through the cluster, each starting two actors that load the model")
 def test_an_ingest_on_two_nodes_equals_a_local_one(cluster: LocalCluster, local_ingest: Path, tmp_path: Path) -> None:
     """The how-to's cluster block: its `ray start` flags are the ones this cluster was started with, and its
     ingest gives the local ingest's collection and the same top results."""
@@ -118,6 +119,7 @@ def test_an_ingest_on_two_nodes_equals_a_local_one(cluster: LocalCluster, local_
     assert f"0 new or changed, {RECORDS} unchanged" in again.stderr
 
 
+@pytest.mark.budget(90, "an ingest through Ray Client, whose head starts a server process for this driver")
 def test_a_qdrant_server_as_the_store_and_a_driver_off_the_cluster(
     cluster: LocalCluster, local_ingest: Path, tmp_path: Path
 ) -> None:
@@ -144,6 +146,7 @@ def test_a_gpu_actor_on_a_cpu_cluster_is_refused(cluster: LocalCluster, tmp_path
     assert "no node of the Ray cluster" in done.stderr and "1 CPU and 1 GPU each" in done.stderr
 
 
+@pytest.mark.budget(60, "indexes a judged sample on the cluster's actors, then evaluates it")
 def test_the_evaluation_indexes_on_the_cluster(cluster: LocalCluster, tmp_path: Path) -> None:
     [evaluate] = documented(".venv/bin/haygate eval --judged evaluation/memory_search --ray", cluster)
     done = haygate([*evaluate, "--limit", "1", "--out", str(tmp_path / "out")], env_for(tmp_path / "data"))
@@ -151,6 +154,7 @@ def test_the_evaluation_indexes_on_the_cluster(cluster: LocalCluster, tmp_path: 
     assert "ndcg@10" in done.stdout
 
 
+@pytest.mark.budget(60, "starts a Ray of its own for one ingest")
 def test_a_ray_of_this_machine(local_ingest: Path, tmp_path: Path) -> None:
     [ingest] = documented(".venv/bin/haygate ingest docs samples/docs --ray local")
     done = haygate(ingest, env_for(tmp_path / "data"))
@@ -158,6 +162,7 @@ def test_a_ray_of_this_machine(local_ingest: Path, tmp_path: Path) -> None:
     assert set(stored(tmp_path / "data")) == set(stored(local_ingest))
 
 
+@pytest.mark.budget(60, "an ingest through the cluster with a node killed, and the wait for its processes to end")
 def test_a_node_lost_mid_ingest_costs_nothing(cluster: LocalCluster, local_ingest: Path, tmp_path: Path) -> None:
     """Node 2 dies while its actor embeds: its work runs again on the head's actor, and the collection is whole.
     With a progress bar the batches are small (8 records, then as many as take 2 s): two are in flight."""
