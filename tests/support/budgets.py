@@ -14,8 +14,13 @@ and what each may take:
   `HAYGATE_TEST_STARTED` (the moment `make test` began, so the install counts) or else from pytest's start.
   Over it, the session fails and says what took the time.
 
-It works alike in one process and under pytest-xdist: the workers time their tests and fixtures, and the
-controller adds them up. pytest-timeout turns a hang into a readable failure well inside the profile.
+Every one of these limits is set for the reference speed and multiplied by this run's speed ratio
+(`tests/support/speed.py`), measured once at the start of the run and printed in its header and summary: a slow
+hour on a shared machine fails nothing, and a test that got slower on its own still does.
+
+It works alike in one process and under pytest-xdist: the controller measures the speed and hands it to the
+workers, the workers time their tests and fixtures, and the controller adds them up. pytest-timeout turns a
+hang into a readable failure well inside the profile.
 """
 
 import os
@@ -26,6 +31,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.cache import model_cache_dir
+from tests.support.speed import Speed, measure
 
 
 @dataclass(frozen=True)
@@ -50,18 +58,22 @@ HANG_MARGIN = 3.0  # pytest-timeout: a test that hangs fails at this multiple of
 SHOWN = 15  # slowest tests and fixtures printed when a profile is over its total
 OWN_SECONDS = "own_seconds"  # a test report's user property: the test's own time
 WORKER_FIXTURES = "haygate_fixtures"  # what an xdist worker sends its controller: fixture set-up times
+PROBE_HELP = "see tests/support/speed.py, or set HAYGATE_SPEED_RATIO to run at a ratio you choose"
+WORKER_SPEED = "haygate_speed"  # what the controller sends each xdist worker: the run's speed
 
 
 @dataclass
 class Timings:
     profile: Profile
     started: float  # time.time() the profile's total counts from
+    speed: Speed  # this run's, which every budget is multiplied by
     shared_now: float = 0.0  # shared set-up or teardown inside the running test's current phase
     own: float = 0.0  # the running test's own time so far (setup, then call)
     tests: dict[str, float] = field(default_factory=dict)  # nodeid -> its own seconds
     fixtures: dict[str, float] = field(default_factory=dict)  # shared fixture -> its longest set-up + teardown
     finalizing: dict[str, float] = field(default_factory=dict)  # shared fixture -> when its teardown began
     problems: list[str] = field(default_factory=list)  # what went over, for the summary
+    spent: float = 0.0  # the profile's time, as judged at the end
 
 
 TIMINGS_KEY = pytest.StashKey[Timings]()
@@ -92,11 +104,43 @@ def pytest_configure(config: pytest.Config) -> None:
     started = time.time()
     if profile.started_from_env and os.environ.get("HAYGATE_TEST_STARTED"):
         started = float(os.environ["HAYGATE_TEST_STARTED"])
-    config.stash[TIMINGS_KEY] = Timings(profile, started)
+    config.stash[TIMINGS_KEY] = Timings(profile, started, run_speed(config))
+
+
+def run_speed(config: pytest.Config) -> Speed:
+    """The controller measures (once, with a probe process per worker, before the workers start); a worker is
+    handed the controller's."""
+    if hasattr(config, "workerinput"):
+        return Speed.from_json(config.workerinput[WORKER_SPEED])
+    if config.option.collectonly or config.option.help:
+        return Speed(1.0, {}, 0, 0.0, "nothing runs")
+    workers = int(config.getoption("numprocesses", None) or 0) if config.getoption("dist", "no") != "no" else 0
+    cache = Path(os.environ.get("HAYGATE_MODEL_CACHE_DIR") or model_cache_dir())
+    try:
+        return measure(max(workers, 1), cache)
+    except (OSError, RuntimeError, ValueError, KeyError) as error:
+        msg = f"the speed probe could not measure this machine ({type(error).__name__}: {error}): {PROBE_HELP}"
+        raise pytest.UsageError(msg) from error
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist starts a worker: it runs with the controller's speed."""
+    node.workerinput[WORKER_SPEED] = node.config.stash[TIMINGS_KEY].speed.to_json()
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    timings = config.stash[TIMINGS_KEY]
+    profile = timings.profile
+    return (
+        f"time budgets: {profile.name} profile, {profile.total:.0f} s x {timings.speed.describe()} "
+        f"= {profile.total * timings.speed.ratio:.0f} s"
+    )
 
 
 def budget_of(item: pytest.Item) -> float:
-    """What the test may take alone, times the contention: the profile's, and 2 where workers share the cores."""
+    """What the test may take at this run's speed: alone at the reference speed, times the contention (the
+    profile's, and 2 where workers share the cores), times the speed ratio."""
     marker = item.get_closest_marker("budget")
     if marker is not None:
         if len(marker.args) != 2 or not str(marker.args[1]).strip():
@@ -107,14 +151,19 @@ def budget_of(item: pytest.Item) -> float:
     else:
         alone = SLOW_TEST if item.get_closest_marker("slow") else FAST_TEST
     workers = int(getattr(item.config, "workerinput", {}).get("workercount", 1))  # pytest-xdist's
-    return alone * max(item.config.stash[TIMINGS_KEY].profile.contention, 2 if workers > 1 else 1)
+    timings = item.config.stash[TIMINGS_KEY]
+    return alone * max(timings.profile.contention, 2 if workers > 1 else 1) * timings.speed.ratio
+
+
+def shared_budget(config: pytest.Config) -> float:
+    timings = config.stash[TIMINGS_KEY]
+    return timings.profile.shared * timings.speed.ratio
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    profile = config.stash[TIMINGS_KEY].profile
     for item in items:
         if item.get_closest_marker("timeout") is None:
-            item.add_marker(pytest.mark.timeout(budget_of(item) * HANG_MARGIN + profile.shared))
+            item.add_marker(pytest.mark.timeout(budget_of(item) * HANG_MARGIN + shared_budget(config)))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -156,12 +205,17 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
     item.config.stash[TIMINGS_KEY].shared_now = 0.0
 
 
+def scaled(limit: float, speed: Speed) -> str:
+    """A limit as the failure messages give it: what it is at this run's speed, and what it came from."""
+    return f"{limit * speed.ratio:.1f} s ({limit:.1f} s at the reference speed x speed ratio {speed.ratio:.2f})"
+
+
 def over_budget(item: pytest.Item, own: float, allowed: float) -> str:
-    profile = item.config.stash[TIMINGS_KEY].profile
+    timings = item.config.stash[TIMINGS_KEY]
     return (
-        f"{item.nodeid} took {own:.1f} s of its own (shared fixtures left out); the {profile.name} profile allows "
-        f"it {allowed:.0f} s. Make it faster, mark it `slow` if it starts processes or loads the samples, or give "
-        "it @pytest.mark.budget(seconds, why)."
+        f"{item.nodeid} took {own:.1f} s of its own (shared fixtures left out); the {timings.profile.name} profile "
+        f"allows it {scaled(allowed / timings.speed.ratio, timings.speed)}. Make it faster, mark it `slow` if it "
+        "starts processes or loads the samples, or give it @pytest.mark.budget(seconds, why)."
     )
 
 
@@ -211,37 +265,54 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
         fixtures[name] = max(seconds, fixtures.get(name, 0.0))
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_sessionfinish(session: pytest.Session) -> None:
+@pytest.hookimpl(wrapper=True, trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> Generator[None]:
+    """The whole run is judged once every other part of its end is done (xdist's workers have stopped and
+    the shared fixtures are torn down), and before the summary says how it went: the summary's time is the
+    time judged."""
     config = session.config
     timings = config.stash[TIMINGS_KEY]
     if hasattr(config, "workeroutput"):  # an xdist worker: the controller judges the whole
         config.workeroutput[WORKER_FIXTURES] = timings.fixtures
+    yield
+    if hasattr(config, "workeroutput"):
         return
-    profile = timings.profile
-    problems = [
-        f"shared fixture '{name}' took {seconds:.1f} s to set up and tear down; the {profile.name} profile "
-        f"allows {profile.shared:.0f} s"
-        for name, seconds in timings.fixtures.items()
-        if seconds > profile.shared
-    ]
-    spent = time.time() - timings.started
-    if timings.tests and spent > profile.total:
-        since = " since `make test` began" if profile.started_from_env and "HAYGATE_TEST_STARTED" in os.environ else ""
-        problems.append(f"the {profile.name} profile took {spent:.0f} s{since}; its budget is {profile.total:.0f} s")
+    timings.spent = time.time() - timings.started
+    problems = judged(timings, timings.spent)
     timings.problems = problems
     if problems and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def judged(timings: Timings, spent: float) -> list[str]:
+    """What went over: each shared fixture against its budget, and the profile's `spent` seconds against its
+    total, both at the run's speed."""
+    profile, speed = timings.profile, timings.speed
+    problems = [
+        f"shared fixture '{name}' took {seconds:.1f} s to set up and tear down; the {profile.name} profile "
+        f"allows {scaled(profile.shared, speed)}"
+        for name, seconds in timings.fixtures.items()
+        if seconds > profile.shared * speed.ratio
+    ]
+    if timings.tests and spent > profile.total * speed.ratio:
+        since = " since `make test` began" if profile.started_from_env and "HAYGATE_TEST_STARTED" in os.environ else ""
+        problems.append(
+            f"the {profile.name} profile took {spent:.0f} s{since}; its budget is {scaled(profile.total, speed)}"
+        )
+    return problems
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     if hasattr(config, "workeroutput"):
         return
     timings = config.stash[TIMINGS_KEY]
-    spent = time.time() - timings.started
+    spent, total, speed = timings.spent or time.time() - timings.started, timings.profile.total, timings.speed
     terminalreporter.write_sep(
-        "=", f"time budget: {timings.profile.name} profile, {spent:.0f} s of {timings.profile.total:.0f} s"
+        "=",
+        f"time budget: {timings.profile.name} profile, {spent:.0f} s of {total * speed.ratio:.0f} s "
+        f"({total:.0f} s x speed ratio {speed.ratio:.2f}; {spent / speed.ratio:.0f} s at the reference speed)",
     )
+    terminalreporter.write_line(speed.describe())
     if timings.problems or os.environ.get("HAYGATE_BUDGET_REPORT"):
         for nodeid, seconds in sorted(timings.tests.items(), key=lambda pair: -pair[1])[:SHOWN]:
             terminalreporter.write_line(f"{seconds:8.1f} s  {nodeid}")
