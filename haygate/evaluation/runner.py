@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 from haystack import Pipeline
-from ranx import Qrels, Run, compare, evaluate
 from tqdm import tqdm
 
 from haygate.components.dense_text_embedder import DenseEmbedding, DenseTextEmbedder
@@ -90,6 +89,8 @@ class Comparison:
 
 def check_metrics(metrics: Sequence[str]) -> list[str]:
     """Ask ranx itself, on a one-query toy run, so an unknown metric fails before any indexing."""
+    from ranx import Qrels, Run, evaluate  # seconds of imports (numba, SciPy, matplotlib): when scoring begins
+
     toy_qrels, toy_run = Qrels({"q": {"d": 1}}), Run({"q": {"d": 1.0}})
     for metric in metrics:
         try:
@@ -257,6 +258,8 @@ def run_queries(
 
 
 def score(result: VariantResult, dataset: Dataset, metrics: Sequence[str]) -> None:
+    from ranx import Qrels, Run, evaluate
+
     qrels, run = Qrels(dataset.qrels), Run(result.run)
     evaluate(qrels, run, list(metrics), make_comparable=True)
     result.metrics = {m: round(float(run.mean_scores[m]), 4) for m in metrics}
@@ -272,6 +275,8 @@ def compare_with_baseline(
     """
     if not results:
         return []
+    from ranx import Qrels, Run, compare
+
     qrels, baseline = Qrels(dataset.qrels), results[0]
     baseline_run = Run(baseline.run, name=baseline.name)
     comparisons = []

@@ -18,7 +18,7 @@ from tests.support.project import copy_project, make_settings
 from tests.support.serving import serve
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
-SECTIONS = 8_000
+SECTIONS = 2_000
 
 
 def sections(count: int) -> Iterator[Document]:
@@ -43,7 +43,7 @@ def sections(count: int) -> Iterator[Document]:
         )
 
 
-@pytest.mark.budget(120, "writes 8,000 sections, then times calls through a build that lasts seconds")
+@pytest.mark.budget(30, "writes 2,000 sections, then times calls through a build that lasts seconds")
 def test_calls_and_health_answer_while_the_indexes_build(tmp_path: Path) -> None:
     home = copy_project(tmp_path / "home")
     collection = home / "configs" / "collections" / "docs.yaml"

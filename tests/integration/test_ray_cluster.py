@@ -22,6 +22,7 @@ from haystack import Document
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from scripts.ray_cluster import ENV, LocalCluster, local_cluster
+from tests.support.cache import copy_tree
 from tests.support.docs import block, commands
 from tests.support.installed import require
 from tests.support.processes import run_cli
@@ -94,11 +95,9 @@ def assert_same_documents(mine: dict[str, Document], theirs: dict[str, Document]
 
 
 @pytest.fixture(scope="module")
-def local_ingest(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data_dir = tmp_path_factory.mktemp("local")
-    done = run_cli(env_for(data_dir), ["ingest", "docs", str(CORPUS)], timeout=180)
-    assert done.returncode == 0, done.stderr
-    return data_dir
+def local_ingest(ingested_samples: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same files ingested with no Ray: a copy of the session's sample build (`ingest --samples`)."""
+    return copy_tree(ingested_samples, tmp_path_factory.mktemp("local") / "data")
 
 
 @pytest.mark.budget(90, "two ingests through the cluster, each starting two actors that load the model")

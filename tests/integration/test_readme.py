@@ -494,17 +494,25 @@ def test_the_walkthrough_tool_works(tmp_path: Path) -> None:
 EVAL_PROGRAMS = {".venv/bin/haygate": "haygate", ".venv/bin/python -m scripts.studies.floor": "scripts.studies.floor"}
 
 
+@pytest.fixture(scope="module")
+def eval_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One data dir for this module's evaluation blocks, as a user's checkout has one: a corpus's planned ids
+    and its eval store, made by the first block that needs them, are found by the next (the floor study
+    plans and indexes what the tool evaluations did)."""
+    return tmp_path_factory.mktemp("eval-data")
+
+
 @pytest.fixture
 def at_test_scale_here(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, eval_data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> Callable[[str], list[str]]:
-    """Runs an evaluation block with `--limit`, its reports under `tmp_path` and its eval stores in a data dir
-    there; returns what each command printed. Bash expands the block as written (variables, loops); each
-    `haygate` command then runs through `haygate.cli.main`, the console script's own entry point, in this
-    process (a process each would spend most of a quick run importing), and the study script as `__main__`.
-    `make eval` runs the blocks as processes, at full scale."""
+    """Runs an evaluation block with `--limit`, its reports under `tmp_path` and its eval stores in the
+    module's data dir; returns what each command printed. Bash expands the block as written (variables,
+    loops); each `haygate` command then runs through `haygate.cli.main`, the console script's own entry
+    point, in this process (a process each would spend most of a quick run importing), and the study script
+    as `__main__`. `make eval` runs the blocks as processes, at full scale, each in a cold data dir."""
     monkeypatch.chdir(PROJECT)
-    monkeypatch.setenv("HAYGATE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("HAYGATE_DATA_DIR", str(eval_data_dir))
 
     def run(text: str) -> list[str]:
         printed = []

@@ -14,16 +14,20 @@ and what each may take:
   `HAYGATE_TEST_STARTED` (the moment `make test` began, so the install counts) or else from pytest's start.
   Over it, the session fails and says what took the time.
 
-Every one of these limits is set for the reference speed and multiplied by this run's speed ratio
-(`tests/support/speed.py`), measured once at the start of the run and printed in its header and summary: a slow
-hour on a shared machine fails nothing, and a test that got slower on its own still does.
+Every one of these limits is set for the reference speed and multiplied by the machine's speed ratio over the
+time it covers (`tests/support/speed.py`): a test's over the test's own time, the fixtures' and the total over
+the run's. The speed is measured at the start of the run (printed in its header) and sampled while it runs
+(the summary prints the run's): a slow hour on a shared machine fails nothing, and a test that got slower on
+its own still does. pytest-timeout's limits, set before anything runs, take the start's figure.
 
-It works alike in one process and under pytest-xdist: the controller measures the speed and hands it to the
-workers, the workers time their tests and fixtures, and the controller adds them up. pytest-timeout turns a
-hang into a readable failure well inside the profile.
+It works alike in one process and under pytest-xdist: the controller measures the speed, starts the sampler and
+hands both to the workers, the workers time their tests and fixtures, and the controller adds them up.
+pytest-timeout turns a hang into a readable failure well inside the profile.
 """
 
 import os
+import shutil
+import tempfile
 import time
 from collections.abc import Generator
 from dataclasses import dataclass, field
@@ -33,7 +37,7 @@ from typing import Any
 import pytest
 
 from tests.support.cache import model_cache_dir
-from tests.support.speed import Speed, measure
+from tests.support.speed import LIMITS, Probe, Speed, Stretch, measure
 
 
 @dataclass(frozen=True)
@@ -57,8 +61,10 @@ FAST_TEST, SLOW_TEST, EVAL_TEST = 3.0, 60.0, 3600.0
 HANG_MARGIN = 3.0  # pytest-timeout: a test that hangs fails at this multiple of its budget, plus the shared set-up
 SHOWN = 15  # slowest tests and fixtures printed when a profile is over its total
 OWN_SECONDS = "own_seconds"  # a test report's user property: the test's own time
+ALLOWED_SECONDS = "allowed_seconds"  # and what it was allowed at the speed it ran at
 WORKER_FIXTURES = "haygate_fixtures"  # what an xdist worker sends its controller: fixture set-up times
 PROBE_HELP = "see tests/support/speed.py, or set HAYGATE_SPEED_RATIO to run at a ratio you choose"
+KEEP_SAMPLES = "HAYGATE_SPEED_SAMPLES"  # a file to keep the sampler's rounds in, for a look after the run
 WORKER_SPEED = "haygate_speed"  # what the controller sends each xdist worker: the run's speed
 
 
@@ -72,8 +78,12 @@ class Timings:
     tests: dict[str, float] = field(default_factory=dict)  # nodeid -> its own seconds
     fixtures: dict[str, float] = field(default_factory=dict)  # shared fixture -> its longest set-up + teardown
     finalizing: dict[str, float] = field(default_factory=dict)  # shared fixture -> when its teardown began
+    test_started: float = 0.0  # time.time() the running test's set-up began
+    allowed: dict[str, float] = field(default_factory=dict)  # nodeid -> its budget at the speed it ran at
     problems: list[str] = field(default_factory=list)  # what went over, for the summary
     spent: float = 0.0  # the profile's time, as judged at the end
+    run: Stretch | None = None  # the speed over the whole run, as judged at the end
+    sampler: Probe | None = None  # the controller's, stopped at the end
 
 
 TIMINGS_KEY = pytest.StashKey[Timings]()
@@ -104,23 +114,34 @@ def pytest_configure(config: pytest.Config) -> None:
     started = time.time()
     if profile.started_from_env and os.environ.get("HAYGATE_TEST_STARTED"):
         started = float(os.environ["HAYGATE_TEST_STARTED"])
-    config.stash[TIMINGS_KEY] = Timings(profile, started, run_speed(config))
+    speed, sampler = run_speed(config)
+    config.stash[TIMINGS_KEY] = Timings(profile, started, speed, sampler=sampler)
 
 
-def run_speed(config: pytest.Config) -> Speed:
-    """The controller measures (once, with a probe process per worker, before the workers start); a worker is
-    handed the controller's."""
+def run_speed(config: pytest.Config) -> tuple[Speed, Probe | None]:
+    """The controller measures (once, with a probe process per worker, before the workers start) and keeps the
+    sampler going; a worker is handed the controller's figures and the sampler's file."""
     if hasattr(config, "workerinput"):
-        return Speed.from_json(config.workerinput[WORKER_SPEED])
+        return Speed.from_json(config.workerinput[WORKER_SPEED]), None
     if config.option.collectonly or config.option.help:
-        return Speed(1.0, {}, 0, 0.0, "nothing runs")
+        return Speed(1.0, 1.0, 1.0, {}, 0, 0.0, "nothing runs"), None
     workers = int(config.getoption("numprocesses", None) or 0) if config.getoption("dist", "no") != "no" else 0
     cache = Path(os.environ.get("HAYGATE_MODEL_CACHE_DIR") or model_cache_dir())
+    samples = Path(tempfile.mkdtemp(prefix="haygate-speed-")) / "samples.jsonl"
     try:
-        return measure(max(workers, 1), cache)
+        return measure(max(workers, 1), cache, samples)
     except (OSError, RuntimeError, ValueError, KeyError) as error:
         msg = f"the speed probe could not measure this machine ({type(error).__name__}: {error}): {PROBE_HELP}"
         raise pytest.UsageError(msg) from error
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    timings = config.stash.get(TIMINGS_KEY, None)
+    if timings is not None and timings.sampler is not None:
+        timings.sampler.stop()
+        if os.environ.get(KEEP_SAMPLES) and timings.speed.samples:
+            shutil.copy(timings.speed.samples, os.environ[KEEP_SAMPLES])
+        shutil.rmtree(Path(timings.speed.samples).parent, ignore_errors=True)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -133,14 +154,14 @@ def pytest_report_header(config: pytest.Config) -> str:
     timings = config.stash[TIMINGS_KEY]
     profile = timings.profile
     return (
-        f"time budgets: {profile.name} profile, {profile.total:.0f} s x {timings.speed.describe()} "
-        f"= {profile.total * timings.speed.ratio:.0f} s"
+        f"time budgets: {profile.name} profile, {profile.total:.0f} s at the reference speed; "
+        + timings.speed.describe()
     )
 
 
 def budget_of(item: pytest.Item) -> float:
-    """What the test may take at this run's speed: alone at the reference speed, times the contention (the
-    profile's, and 2 where workers share the cores), times the speed ratio."""
+    """What the test may take at the reference speed: alone, times the contention (the profile's, and 2 where
+    workers share the cores)."""
     marker = item.get_closest_marker("budget")
     if marker is not None:
         if len(marker.args) != 2 or not str(marker.args[1]).strip():
@@ -151,19 +172,16 @@ def budget_of(item: pytest.Item) -> float:
     else:
         alone = SLOW_TEST if item.get_closest_marker("slow") else FAST_TEST
     workers = int(getattr(item.config, "workerinput", {}).get("workercount", 1))  # pytest-xdist's
-    timings = item.config.stash[TIMINGS_KEY]
-    return alone * max(timings.profile.contention, 2 if workers > 1 else 1) * timings.speed.ratio
-
-
-def shared_budget(config: pytest.Config) -> float:
-    timings = config.stash[TIMINGS_KEY]
-    return timings.profile.shared * timings.speed.ratio
+    return alone * max(item.config.stash[TIMINGS_KEY].profile.contention, 2 if workers > 1 else 1)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A hang fails at `HANG_MARGIN` times the budget plus a shared fixture's, at the start's speed."""
+    timings = config.stash[TIMINGS_KEY]
     for item in items:
         if item.get_closest_marker("timeout") is None:
-            item.add_marker(pytest.mark.timeout(budget_of(item) * HANG_MARGIN + shared_budget(config)))
+            seconds = (budget_of(item) * HANG_MARGIN + timings.profile.shared) * timings.speed.ratio
+            item.add_marker(pytest.mark.timeout(seconds))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -205,18 +223,24 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
     item.config.stash[TIMINGS_KEY].shared_now = 0.0
 
 
-def scaled(limit: float, speed: Speed) -> str:
-    """A limit as the failure messages give it: what it is at this run's speed, and what it came from."""
-    return f"{limit * speed.ratio:.1f} s ({limit:.1f} s at the reference speed x speed ratio {speed.ratio:.2f})"
+def scaled(limit: float, speed: Stretch, during: str) -> str:
+    """A limit as the failure messages give it: what it is at the speed it was judged at, and what it came from."""
+    return f"{limit * speed.ratio:.1f} s ({limit:.1f} s at the reference speed x {speed.describe(during)})"
 
 
-def over_budget(item: pytest.Item, own: float, allowed: float) -> str:
-    timings = item.config.stash[TIMINGS_KEY]
+def over_budget(item: pytest.Item, own: float, budget: float, speed: Stretch) -> str:
+    profile = item.config.stash[TIMINGS_KEY].profile
     return (
-        f"{item.nodeid} took {own:.1f} s of its own (shared fixtures left out); the {timings.profile.name} profile "
-        f"allows it {scaled(allowed / timings.speed.ratio, timings.speed)}. Make it faster, mark it `slow` if it "
-        "starts processes or loads the samples, or give it @pytest.mark.budget(seconds, why)."
+        f"{item.nodeid} took {own:.1f} s of its own (shared fixtures left out); the {profile.name} profile allows "
+        f"it {scaled(budget, speed, 'while it ran')}. Make it faster, mark it `slow` if it starts processes or "
+        "loads the samples, or give it @pytest.mark.budget(seconds, why)."
     )
+
+
+def speed_while(timings: Timings, own: float, budget: float, stop: float) -> Stretch | None:
+    """The speed while the running test ran, read only when it matters: a test within its budget at the
+    lowest ratio there can be is within it at any."""
+    return timings.speed.between(timings.test_started, stop) if own > budget * LIMITS[0] else None
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -226,27 +250,32 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     timings = item.config.stash[TIMINGS_KEY]
     own_part = max(0.0, report.duration - timings.shared_now)
     if call.when == "setup":
-        timings.own = own_part
+        timings.own, timings.test_started = own_part, report.start
         return
-    allowed = budget_of(item)
-    timings.own += own_part
+    budget = budget_of(item)
+    before, timings.own = timings.own, timings.own + own_part
+    speed = speed_while(timings, timings.own, budget, report.stop)
+    over = speed is not None and timings.own > budget * speed.ratio
     if call.when == "call":
-        if timings.own > allowed and report.passed:
+        if over and report.passed:
+            assert speed is not None
             report.outcome = "failed"
-            report.longrepr = over_budget(item, timings.own, allowed)
+            report.longrepr = over_budget(item, timings.own, budget, speed)
         return
-    report.user_properties.append((OWN_SECONDS, timings.own))  # teardown: the test's whole own time
-    before = timings.own - own_part
-    if timings.own > allowed >= before and report.passed:  # the call was within it: the teardown tipped it
+    allowed = budget * (speed.ratio if speed is not None else timings.speed.ratio)
+    report.user_properties += [(OWN_SECONDS, timings.own), (ALLOWED_SECONDS, allowed)]  # the test's whole
+    if over and report.passed and before <= allowed:  # the call was within it: the teardown tipped it
+        assert speed is not None
         report.outcome = "failed"
-        report.longrepr = over_budget(item, timings.own, allowed) + " (its teardown tipped it over)"
+        report.longrepr = over_budget(item, timings.own, budget, speed) + " (its teardown tipped it over)"
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Where reports arrive: in this process, or from the workers on the xdist controller."""
-    seconds = dict(report.user_properties).get(OWN_SECONDS)
-    if report.when == "teardown" and seconds is not None:
-        _timings[0].tests[report.nodeid] = float(seconds)
+    properties = dict(report.user_properties)
+    if report.when == "teardown" and OWN_SECONDS in properties:
+        _timings[0].tests[report.nodeid] = float(properties[OWN_SECONDS])
+        _timings[0].allowed[report.nodeid] = float(properties[ALLOWED_SECONDS])
 
 
 _timings: list[Timings] = []  # the session's, for the hooks that get no config
@@ -277,28 +306,28 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None]:
     yield
     if hasattr(config, "workeroutput"):
         return
-    timings.spent = time.time() - timings.started
-    problems = judged(timings, timings.spent)
+    ended = time.time()
+    timings.spent, timings.run = ended - timings.started, timings.speed.between(timings.started, ended)
+    problems = judged(timings, timings.spent, timings.run)
     timings.problems = problems
     if problems and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
-def judged(timings: Timings, spent: float) -> list[str]:
+def judged(timings: Timings, spent: float, speed: Stretch) -> list[str]:
     """What went over: each shared fixture against its budget, and the profile's `spent` seconds against its
-    total, both at the run's speed."""
-    profile, speed = timings.profile, timings.speed
+    total, both at the run's `speed`."""
+    profile = timings.profile
     problems = [
         f"shared fixture '{name}' took {seconds:.1f} s to set up and tear down; the {profile.name} profile "
-        f"allows {scaled(profile.shared, speed)}"
+        f"allows {scaled(profile.shared, speed, 'over the run')}"
         for name, seconds in timings.fixtures.items()
         if seconds > profile.shared * speed.ratio
     ]
     if timings.tests and spent > profile.total * speed.ratio:
         since = " since `make test` began" if profile.started_from_env and "HAYGATE_TEST_STARTED" in os.environ else ""
-        problems.append(
-            f"the {profile.name} profile took {spent:.0f} s{since}; its budget is {scaled(profile.total, speed)}"
-        )
+        budget = scaled(profile.total, speed, "over the run")
+        problems.append(f"the {profile.name} profile took {spent:.0f} s{since}; its budget is {budget}")
     return problems
 
 
@@ -306,17 +335,25 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if hasattr(config, "workeroutput"):
         return
     timings = config.stash[TIMINGS_KEY]
-    spent, total, speed = timings.spent or time.time() - timings.started, timings.profile.total, timings.speed
+    spent = timings.spent or time.time() - timings.started
+    run = timings.run or timings.speed.between(timings.started, time.time())
+    total = timings.profile.total
     terminalreporter.write_sep(
         "=",
-        f"time budget: {timings.profile.name} profile, {spent:.0f} s of {total * speed.ratio:.0f} s "
-        f"({total:.0f} s x speed ratio {speed.ratio:.2f}; {spent / speed.ratio:.0f} s at the reference speed)",
+        f"time budget: {timings.profile.name} profile, {spent:.0f} s of {scaled(total, run, 'over the run')}; "
+        f"{spent / run.ratio:.0f} s at the reference speed",
     )
-    terminalreporter.write_line(speed.describe())
+    if run.parts:
+        terminalreporter.write_line(f"host over the run by part: {run.by_part()}; load {timings.speed.load:.2f}")
+    terminalreporter.write_line(timings.speed.describe())
     if timings.problems or os.environ.get("HAYGATE_BUDGET_REPORT"):
         for nodeid, seconds in sorted(timings.tests.items(), key=lambda pair: -pair[1])[:SHOWN]:
             terminalreporter.write_line(f"{seconds:8.1f} s  {nodeid}")
         for name, seconds in sorted(timings.fixtures.items(), key=lambda pair: -pair[1])[:SHOWN]:
             terminalreporter.write_line(f"{seconds:8.1f} s  shared fixture {name}")
+        tightest = sorted(timings.tests, key=lambda nodeid: -timings.tests[nodeid] / timings.allowed[nodeid])
+        for nodeid in tightest[:SHOWN]:
+            used = timings.tests[nodeid] / timings.allowed[nodeid]
+            terminalreporter.write_line(f"{used:8.0%} of its budget  {nodeid}")
     for problem in timings.problems:
         terminalreporter.write_line(f"OVER BUDGET: {problem}", red=True, bold=True)

@@ -1,33 +1,47 @@
-"""How fast this machine is right now, against the speed the test budgets were set at.
+"""How fast this machine is, against the speed the test budgets were set at: at the start of a run and while it
+runs.
 
-The same commit's suite takes 450 s one day and 620 s another on the same kind of machine: the host's cores are
-shared, and a bare model forward can take 1.8x as long as two days before. So every budget in
-`tests/support/budgets.py` is multiplied by the ratio this probe measures at the start of a run: a slow hour
-fails nothing, and a test that got slower on its own still fails.
+The same commit's suite takes 450 s one day and 620 s another on the same kind of machine, and within one run
+the host's speed moves by a third from one few-second stretch to the next (a fixed piece of interpreter work
+takes 24 ms, then 43 ms, then 25 ms, with no steal time and nothing else running). So every budget in
+`tests/support/budgets.py` is multiplied by the speed measured over the time it covers: a slow hour fails
+nothing, and a test that got slower on its own still fails.
 
-The probe is a fixed piece of the work the suite does, timed in one process per test worker at once (the
-workers share the cores, and so does anything else running):
+What is timed is one *round*: a fixed piece of the work the suite does, in three parts,
 
-- `model`: ONNX Runtime forwards of the packaged all-MiniLM-L6-v2 export on one thread, tokenizer included;
+- `model`: an ONNX Runtime forward of the packaged all-MiniLM-L6-v2 export on one thread, tokenizer included;
 - `store`: Qdrant Edge queries on a small shard (hybrid dense + sparse fused with RRF under a keyword filter,
   and BM25 over a text index);
 - `python`: interpreter work (records built, serialised to JSON and back, counted and sorted).
 
-Each part's median over `ROUNDS` interleaved rounds is divided by the same part's figure in
-`speed-reference.json`; the ratio is their geometric mean, clipped to `LIMITS`. `HAYGATE_SPEED_RATIO=R` skips
-the probe and uses R (to see what a budget would do at another speed).
+The speed is two factors, measured apart so that neither counts the suite's own load:
 
-Re-take the reference on a quiet machine of CI's kind, after any change to the work below (a test compares
-its fingerprint): `make speed-reference`.
+- the **host** factor: a round's time at the highest scheduling priority (nice -20), which nothing else on this
+  machine can slow, against the same round's time in `speed-reference.json`. It is what the machine itself
+  gives today (a busier host, a slower CPU);
+- the **load** factor: how much longer the same round takes at normal priority, run in one process per test
+  worker at once, than at the highest (other programs competing for the cores: a build, a busy loop).
+
+At the start (`measure`), one process per test worker runs `ROUNDS` rounds at each priority, interleaved, and the
+ratio printed in the run's header is host x load, clipped to `LIMITS`. One of those processes then stays, as
+the *sampler*: a round at the highest priority every `SAMPLE_EVERY` seconds, appended to a file. A budget is
+then judged at the host's speed over its own time (the samples within it, or the `NEAREST` ones for a short
+test) times the load factor of the start. Where priorities cannot be raised (not root), both factors are one
+figure taken at the start, and it holds for the whole run. `HAYGATE_SPEED_RATIO=R` skips all of it and uses R.
+
+Re-take the reference on a quiet machine of CI's kind, as root, after any change to the work below (a test
+compares its fingerprint): `make speed-reference`.
 """
 
 import argparse
+import functools
 import hashlib
 import inspect
 import json
 import math
 import os
 import platform
+import select
 import statistics
 import subprocess
 import sys
@@ -36,25 +50,28 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 REFERENCE = Path(__file__).with_name("speed-reference.json")
 OVERRIDE = "HAYGATE_SPEED_RATIO"
 LIMITS = (0.5, 3.0)  # a ratio outside these says more about the probe than the machine
-ROUNDS = 15  # interleaved rounds of the three parts; each part's median is its figure
+ROUNDS = 12  # rounds at each priority at the start; each part's median is its figure
+SAMPLE_EVERY = 3.0  # seconds between the sampler's rounds (a round is about 60 ms: 2 % of one core)
+NEAREST = 5  # samples an interval's host factor is taken from when fewer fall within it
+HIGHEST, NORMAL = -20, 0  # nice values
 PARTS = ("model", "store", "python")
 PACKAGES = ("onnxruntime", "tokenizers", "qdrant-edge-py", "numpy")  # whose speed the probe's figures hold
 REFERENCE_RUNS = 5  # probes a reference is the median of
 
 # The work itself. Any change to these numbers or to the functions below changes the fingerprint.
 WORK = {
-    "model": {"texts": 6, "threads": 1},
-    "store": {"points": 2000, "dimension": 384, "words": 40, "queries": 60, "prefetch": 50, "limit": 10},
-    "python": {"records": 5000},
+    "model": {"texts": 3, "threads": 1},
+    "store": {"points": 2000, "dimension": 384, "words": 40, "queries": 20, "prefetch": 50, "limit": 10, "threads": 1},
+    "python": {"records": 2000},
 }
 PREFIXES = ("re", "con", "pro", "de", "in", "ex", "com", "dis")
 STEM_TEXT = "trieval text vector index ranker query filter search token shard model field score fusion section record"
@@ -64,24 +81,49 @@ VOCABULARY = [prefix + stem for prefix in PREFIXES for stem in STEMS]
 
 @dataclass(frozen=True)
 class Speed:
-    """One run's measurement: the ratio every budget is multiplied by, and what it came from."""
+    """One run's speed: the ratio every budget is multiplied by, what it came from, and where the sampler
+    writes the host's speed while the run goes on."""
 
-    ratio: float
-    parts: dict[str, float]  # part -> measured / reference
+    ratio: float  # at the start: host x load, clipped to LIMITS
+    host: float
+    load: float
+    parts: dict[str, float]  # each part's host factor at the start
     copies: int  # processes that ran the probe side by side
     seconds: float  # the probe's wall time, start-up included
     source: str  # "probe", or the variable that set the ratio
+    samples: str = ""  # the sampler's file; none where priorities cannot be raised
     stale: str = ""  # why the reference does not describe this probe's work, when it does not
 
     def describe(self) -> str:
+        """The start's figures, for the run's header."""
         if self.source != "probe":
             return f"speed ratio {self.ratio:.2f} (set by {self.source}; no probe ran)"
         parts = ", ".join(f"{name} {value:.2f}" for name, value in self.parts.items())
+        copies = f"{self.copies} {'copy' if self.copies == 1 else 'copies'} side by side"
         text = (
-            f"speed ratio {self.ratio:.2f} of the reference ({parts}; {self.copies} "
-            f"{'copy' if self.copies == 1 else 'copies'} side by side, {self.seconds:.1f} s)"
+            f"speed ratio {self.ratio:.2f} of the reference at the start (host {self.host:.2f} x load "
+            f"{self.load:.2f}; host by part: {parts}; {copies}, {self.seconds:.1f} s); "
+        )
+        text += (
+            f"the host sampled every {SAMPLE_EVERY:.0f} s after"
+            if self.samples
+            else "it holds for the whole run (priorities cannot be raised here: no sampler)"
         )
         return text + (f"; STALE REFERENCE: {self.stale}" if self.stale else "")
+
+    def between(self, start: float, stop: float) -> "Stretch":
+        """The speed over [start, stop] (`time.time()`): the host factor the sampler measured then, times the
+        start's load factor; the start's ratio where nothing was sampled."""
+        samples = read_samples(Path(self.samples)) if self.samples else []
+        within = [sample for sample in samples if start <= sample["at"] <= stop]
+        if len(within) < NEAREST:
+            middle = (start + stop) / 2
+            within = sorted(samples, key=lambda sample: abs(sample["at"] - middle))[:NEAREST]
+        if not within:
+            return Stretch(self.ratio, 0)
+        reference = read_reference()["seconds"]
+        parts = {name: round(statistics.median(s[name] for s in within) / reference[name], 3) for name in PARTS}
+        return Stretch(clipped(geometric_mean(parts.values()) * self.load), len(within), parts)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -89,6 +131,23 @@ class Speed:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Speed":
         return cls(**data)
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """The speed over a stretch of a run, and how many of the sampler's rounds it is the median of."""
+
+    ratio: float
+    samples: int
+    parts: dict[str, float] = field(default_factory=dict)  # each part's host factor over the stretch
+
+    def describe(self, during: str) -> str:
+        """`during` names the stretch: "while it ran", "over the run"."""
+        source = f"from {self.samples} samples" if self.samples else "as measured at the start"
+        return f"speed ratio {self.ratio:.2f} {during}, {source}"
+
+    def by_part(self) -> str:
+        return ", ".join(f"{name} {value:.2f}" for name, value in self.parts.items())
 
 
 # -- the work --------------------------------------------------------------------------------------------------
@@ -137,6 +196,7 @@ def store_work(folder: Path) -> Iterator[Callable[[], None]]:
     config = qe.EdgeConfig(
         vectors={"dense": qe.EdgeVectorParams(size=spec["dimension"], distance=qe.Distance.Cosine)},
         sparse_vectors={"sparse": qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        max_search_threads=spec["threads"],  # one: a query split over threads would time the scheduler
     )
     shard = qe.EdgeShard.create(str(folder), config)
     shard.update(qe.UpdateOperation.create_field_index("group", qe.PayloadSchemaType.Keyword))
@@ -217,76 +277,146 @@ def fingerprint() -> str:
         hashed.update(inspect.getsource(function).encode())
     for package in PACKAGES:
         hashed.update(f"{package}=={metadata.version(package)}".encode())
-    hashed.update(platform.python_version_tuple()[0].encode() + platform.python_version_tuple()[1].encode())
+    hashed.update(".".join(platform.python_version_tuple()[:2]).encode())
     return hashed.hexdigest()[:16]
 
 
 # -- one copy of the probe ------------------------------------------------------------------------------------
 
 
-def probe_once(model_folder: Path, ready: Callable[[], None]) -> dict[str, float]:
-    """Each part's median seconds over `ROUNDS` rounds, the parts interleaved so a passing hiccup touches all
-    alike. `ready()` is called once the set-up (untimed) is done: the copies start their timed work together."""
-    with tempfile.TemporaryDirectory(prefix="haygate-speed-") as scratch, store_work(Path(scratch) / "shard") as store:
-        work = {"model": model_work(model_folder), "store": store, "python": python_work()}
-        for run in work.values():  # first calls warm caches and lazy paths
-            run()
-        ready()
-        times: dict[str, list[float]] = {name: [] for name in PARTS}
-        for _ in range(ROUNDS):
-            for name in PARTS:
-                started = time.perf_counter()
-                work[name]()
-                times[name].append(time.perf_counter() - started)
-    return {name: statistics.median(values) for name, values in times.items()}
+def set_priority(nice: int) -> bool:
+    """Every thread of this process (Linux sets priorities per thread) at `nice`; False where it may not be
+    raised (not root)."""
+    threads = os.listdir("/proc/self/task") if os.path.isdir("/proc/self/task") else ["0"]
+    try:
+        for thread in threads:
+            os.setpriority(os.PRIO_PROCESS, int(thread), nice)
+    except PermissionError:
+        return False
+    except ProcessLookupError:  # a thread that ended meanwhile
+        pass
+    return True
 
 
-def _child(model_folder: Path) -> None:
-    """A copy run by `measure`: says `ready` once set up, waits for `go`, prints its figures as JSON."""
+def timed_round(work: dict[str, Callable[[], None]]) -> dict[str, float]:
+    times = {}
+    for name in PARTS:
+        started = time.perf_counter()
+        work[name]()
+        times[name] = time.perf_counter() - started
+    return times
 
-    def ready() -> None:
-        print("ready", flush=True)
-        sys.stdin.readline()
 
-    print(json.dumps(probe_once(model_folder, ready)), flush=True)
+def probe_once(work: dict[str, Callable[[], None]]) -> dict[str, Any]:
+    """`ROUNDS` rounds at the highest priority and as many at normal priority, interleaved, so a passing change
+    of the host's speed touches both alike: each part's median at each, and whether the priority was raised."""
+    for run in work.values():  # first calls warm caches and lazy paths
+        run()
+    rounds: dict[str, list[dict[str, float]]] = {"highest": [], "normal": []}
+    raised = True
+    for _ in range(ROUNDS):
+        raised = set_priority(HIGHEST) and raised
+        rounds["highest"].append(timed_round(work))
+        set_priority(NORMAL)
+        rounds["normal"].append(timed_round(work))
+    medians = {
+        priority: {name: statistics.median(r[name] for r in taken) for name in PARTS}
+        for priority, taken in rounds.items()
+    }
+    return {**medians, "raised": raised}
 
 
 @contextmanager
-def _copies(count: int, model_folder: Path) -> Iterator[list[subprocess.Popen[str]]]:
-    command = [sys.executable, "-m", "tests.support.speed", "--child", str(model_folder)]
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[2]), os.environ.get("PYTHONPATH", "")]),
-    }
-    processes = [
-        subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
-        for _ in range(count)
-    ]
-    try:
-        yield processes
-    finally:
-        for process in processes:
-            process.kill()
-            process.wait()
+def prepared(model_folder: Path) -> Iterator[dict[str, Callable[[], None]]]:
+    with tempfile.TemporaryDirectory(prefix="haygate-speed-") as scratch, store_work(Path(scratch) / "shard") as store:
+        yield {"model": model_work(model_folder), "store": store, "python": python_work()}
 
 
-def run_copies(count: int, model_folder: Path) -> list[dict[str, float]]:
-    """`count` copies of the probe in processes of their own, their timed work started together."""
-    with _copies(count, model_folder) as processes:
-        for process in processes:
+def _child(model_folder: Path, samples: Path | None) -> None:
+    """A copy run by `measure`: says `ready` once set up, waits for `go`, prints its figures as JSON; with
+    `samples`, stays as the sampler until its standard input closes."""
+    with prepared(model_folder) as work:
+        print("ready", flush=True)
+        sys.stdin.readline()
+        figures = probe_once(work)
+        print(json.dumps(figures), flush=True)
+        if samples is not None and figures["raised"]:
+            set_priority(HIGHEST)
+            with samples.open("a") as out:
+                sample(work, out)
+
+
+def sample(work: dict[str, Callable[[], None]], out: IO[str]) -> None:
+    """A round every `SAMPLE_EVERY` seconds, one JSON line each, until standard input closes (the run is over,
+    or its controller is gone)."""
+    while not select.select([sys.stdin], [], [], SAMPLE_EVERY)[0]:
+        out.write(json.dumps({"at": time.time(), **timed_round(work)}) + "\n")
+        out.flush()
+
+
+@functools.cache
+def read_reference() -> dict[str, Any]:
+    return dict(json.loads(REFERENCE.read_text()))
+
+
+def read_samples(path: Path) -> list[dict[str, float]]:
+    """The sampler's rounds so far (a line being written is left for the next read)."""
+    found = []
+    for line in path.read_text().splitlines() if path.is_file() else []:
+        try:
+            found.append(json.loads(line))
+        except ValueError:
+            continue
+    return found
+
+
+# -- the run's probe and sampler --------------------------------------------------------------------------------
+
+
+class Probe:
+    """`copies` processes of the probe, their timed work started together; with `samples`, the first stays as
+    the sampler until `stop()`."""
+
+    def __init__(self, copies: int, model_folder: Path, samples: Path | None = None) -> None:
+        command = [sys.executable, "-m", "tests.support.speed", "--child", str(model_folder)]
+        path = os.pathsep.join(filter(None, [str(Path(__file__).parents[2]), os.environ.get("PYTHONPATH")]))
+        self.processes = [
+            subprocess.Popen(
+                [*command, *(["--samples", str(samples)] if samples is not None and number == 0 else [])],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                env={**os.environ, "PYTHONPATH": path},
+            )
+            for number in range(copies)
+        ]
+
+    def run(self) -> list[dict[str, Any]]:
+        for process in self.processes:
             assert process.stdout is not None
             if process.stdout.readline().strip() != "ready":
                 msg = "the speed probe's process stopped before it was ready (see its error above)"
                 raise RuntimeError(msg)
-        for process in processes:
+        for process in self.processes:
             assert process.stdin is not None
             process.stdin.write("go\n")
             process.stdin.flush()
         results = []
-        for process in processes:
+        for process in self.processes:
             assert process.stdout is not None
             results.append(json.loads(process.stdout.readline()))
-    return results
+        return results
+
+    def stop(self) -> None:
+        """Every copy ends: the sampler when its standard input closes, the others have ended already."""
+        for process in self.processes:
+            if process.stdin is not None:
+                process.stdin.close()
+            try:
+                process.wait(timeout=SAMPLE_EVERY + 5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def exported_model(cache_dir: Path) -> Path:
@@ -301,41 +431,77 @@ def exported_model(cache_dir: Path) -> Path:
 # -- the ratio ------------------------------------------------------------------------------------------------
 
 
-def read_reference() -> dict[str, Any]:
-    return dict(json.loads(REFERENCE.read_text()))
+def geometric_mean(values: Any) -> float:
+    return math.exp(statistics.fmean(math.log(value) for value in values))
 
 
-def ratio_of(measured: list[dict[str, float]], reference: dict[str, Any]) -> tuple[float, dict[str, float]]:
-    """Each part's mean over the copies against the reference; their geometric mean, clipped to `LIMITS`."""
-    parts = {
-        name: statistics.fmean(copy[name] for copy in measured) / float(reference["seconds"][name]) for name in PARTS
+def clipped(ratio: float) -> float:
+    return round(min(max(ratio, LIMITS[0]), LIMITS[1]), 3)
+
+
+def factors(measured: list[dict[str, Any]], reference: dict[str, Any]) -> tuple[float, float, dict[str, float]]:
+    """(host, load, host by part): each part's mean over the copies, at the highest priority against the
+    reference, and at normal priority against the highest; each factor the geometric mean of its parts. Load
+    is at least 1: competition never makes work faster."""
+    mean = {
+        priority: {name: statistics.fmean(copy[priority][name] for copy in measured) for name in PARTS}
+        for priority in ("highest", "normal")
     }
-    combined = math.exp(statistics.fmean(math.log(value) for value in parts.values()))
-    return min(max(combined, LIMITS[0]), LIMITS[1]), {name: round(value, 3) for name, value in parts.items()}
+    parts = {name: mean["highest"][name] / float(reference["seconds"][name]) for name in PARTS}
+    load = geometric_mean(mean["normal"][name] / mean["highest"][name] for name in PARTS)
+    return geometric_mean(parts.values()), max(1.0, load), {name: round(value, 3) for name, value in parts.items()}
 
 
-def measure(copies: int, cache_dir: Path) -> Speed:
-    """This run's speed: `HAYGATE_SPEED_RATIO` when set, else the probe's, in `copies` processes at once."""
+def measure(copies: int, cache_dir: Path, samples: Path | None = None) -> tuple[Speed, Probe | None]:
+    """This run's speed at the start, and its sampler (to `stop()` when the run ends) writing to `samples`:
+    `HAYGATE_SPEED_RATIO` when set, else the probe's, in `copies` processes at once."""
     if os.environ.get(OVERRIDE):
-        value = float(os.environ[OVERRIDE])
-        return Speed(value, {}, 0, 0.0, OVERRIDE)
+        return Speed(clipped(float(os.environ[OVERRIDE])), 1.0, 1.0, {}, 0, 0.0, OVERRIDE), None
     started = time.perf_counter()
     reference = read_reference()
-    measured = run_copies(copies, exported_model(cache_dir))
-    ratio, parts = ratio_of(measured, reference)
+    probe = Probe(copies, exported_model(cache_dir), samples)
+    try:
+        measured = probe.run()
+    except BaseException:
+        probe.stop()
+        raise
+    host, load, parts = factors(measured, reference)
+    raised = all(copy["raised"] for copy in measured)
     stale = ""
     if reference.get("fingerprint") != (current := fingerprint()):
         stale = (
             f"taken for fingerprint {reference.get('fingerprint')}, the probe is now {current}: `make speed-reference`"
         )
-    return Speed(round(ratio, 3), parts, copies, time.perf_counter() - started, "probe", stale)
+    speed = Speed(
+        clipped(host * load),
+        round(host, 3),
+        round(load, 3),
+        parts,
+        copies,
+        round(time.perf_counter() - started, 2),
+        "probe",
+        str(samples) if samples is not None and raised else "",
+        stale,
+    )
+    return speed, probe
 
 
 def take_reference(copies: int, cache_dir: Path, runs: int = REFERENCE_RUNS) -> dict[str, Any]:
-    """The reference: each part's median over `runs` probes of `copies` copies, with what it was taken on."""
+    """The reference: each part's median over `runs` probes of `copies` copies, at the highest priority, with
+    what it was taken on."""
     folder = exported_model(cache_dir)
-    probes = [run_copies(copies, folder) for _ in range(runs)]
-    seconds = {name: statistics.median(statistics.fmean(c[name] for c in probe) for probe in probes) for name in PARTS}
+    probes = []
+    for _ in range(runs):
+        probe = Probe(copies, folder)
+        try:
+            probes.append(probe.run())
+        finally:
+            probe.stop()
+    seconds = {
+        name: statistics.median(statistics.fmean(c["highest"][name] for c in probe) for probe in probes)
+        for name in PARTS
+    }
+    loads = [factors(probe, {"seconds": seconds})[1] for probe in probes]
     return {
         "fingerprint": fingerprint(),
         "seconds": {name: round(value, 6) for name, value in seconds.items()},
@@ -349,6 +515,8 @@ def take_reference(copies: int, cache_dir: Path, runs: int = REFERENCE_RUNS) -> 
             "python": platform.python_version(),
             "packages": {package: metadata.version(package) for package in PACKAGES},
             "load_average": [round(value, 2) for value in os.getloadavg()],
+            "load_factor": round(statistics.median(loads), 3),
+            "priority_raised": all(copy["raised"] for probe in probes for copy in probe),
         },
     }
 
@@ -356,15 +524,14 @@ def take_reference(copies: int, cache_dir: Path, runs: int = REFERENCE_RUNS) -> 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="re-take the reference and write it to --output")
-    parser.add_argument(
-        "--output", type=Path, default=REFERENCE, help=f"where --write writes (default: {REFERENCE.name})"
-    )
+    parser.add_argument("--output", type=Path, default=REFERENCE, help="where --write writes")
     parser.add_argument("--runs", type=int, default=REFERENCE_RUNS, help="probes a reference is the median of")
     parser.add_argument("--copies", type=int, default=os.cpu_count() or 1, help="processes side by side")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--samples", type=Path, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.child:
-        _child(arguments.child)
+        _child(arguments.child, arguments.samples)
         return 0
     from tests.support.cache import model_cache_dir
 
@@ -374,7 +541,10 @@ def main() -> int:
         arguments.output.write_text(json.dumps(reference, indent=2) + "\n")
         print(json.dumps(reference, indent=2))
         return 0
-    print(json.dumps(measure(arguments.copies, cache_dir).to_json(), indent=2))
+    speed, probe = measure(arguments.copies, cache_dir)
+    if probe is not None:
+        probe.stop()
+    print(json.dumps(speed.to_json(), indent=2))
     return 0
 
 
