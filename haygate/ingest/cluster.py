@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 RAY_EXTRA = "pip install 'haygate[ray]'"
+WORKER_SETUP = "haygate.compat.install"  # what every Ray worker runs first (Ray imports it by name)
 LOCAL = "local"  # start a Ray on this machine for this process, instead of joining a cluster
 DOCUMENTS_PER_TASK = 64  # ~2 model calls of 32 texts: a task's round trip is a few ms of a second of work
 TASKS_PER_ACTOR = 2  # one computing, one queued behind it: no idle gap, and bounded memory
@@ -104,6 +105,9 @@ def connect(options: RayOptions) -> "ModuleType":
         return ray
     _check_reachable(options.address)
     quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False, "namespace": "haygate"}
+    # Each Ray worker imports Haystack as the `haygate` command does, after haygate's patches (torch on first
+    # use): an embedding actor then starts without torch, seconds sooner and hundreds of MB lighter.
+    quiet["runtime_env"] = {"worker_process_setup_hook": WORKER_SETUP}
     logging.getLogger("ray._private.worker").addFilter(_NotMainThread())
     for attempt in range(1, CLIENT_ATTEMPTS + 1):
         try:

@@ -17,7 +17,7 @@ from tests.support.cache import copy_tree
 from tests.support.project import PROJECT
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
-DURATION = 20  # seconds of traffic
+DURATION = 30  # seconds of traffic
 # RSS a server may add after its warm-up within the run: a minute adds 4 to 13 MB here (the query cache's new
 # entries, a reload's new pipelines), so this is loose enough for a loaded machine and catches a gross leak.
 RSS_GROWTH_MB = 48

@@ -155,9 +155,9 @@ async def stdio_calls(installed: Installed, home: Path) -> dict[str, Any]:
     async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         for tool in (await session.list_tools()).tools:
-            result = await session.call_tool(tool.name, example_arguments(tool.inputSchema))
-            assert result.isError is False, (tool.name, result.content)
-            answers[tool.name] = result.structuredContent
+            result = await session.call_tool(tool.name, example_arguments(tool.input_schema))
+            assert result.is_error is False, (tool.name, result.content)
+            answers[tool.name] = result.structured_content
     return answers
 
 

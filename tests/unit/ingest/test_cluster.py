@@ -1,6 +1,7 @@
 """Embedding on Ray, without a cluster: the refusals a user meets first, the swap of a collection's embedders,
 and how a batch is cut into tasks. The real cluster: tests/integration/test_ray_cluster.py."""
 
+import importlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -151,3 +152,13 @@ def test_a_head_that_never_starts_a_session_is_refused_with_its_cause(head: Any)
     with pytest.raises(ConfigurationError, match=f"cannot join the Ray cluster at 'ray://head': {cause}") as refused:
         connect(RayOptions("ray://head"))
     assert ray.attempts == 3 and "Traceback" not in str(refused.value)
+
+
+def test_every_ray_worker_starts_with_haygates_patches() -> None:
+    """Ray imports the setup hook by name in each worker, before an actor's class: Haystack then comes without
+    torch there too (seconds of each actor's start)."""
+    from haygate.compat import install
+    from haygate.ingest.cluster import WORKER_SETUP
+
+    module, _, name = WORKER_SETUP.rpartition(".")
+    assert getattr(importlib.import_module(module), name) is install
