@@ -1,7 +1,8 @@
 """Every place haygate reaches into Haystack's internals, in one package, checked against one version.
 
 - `patches`: torch on first use (`defer_torch`). Haystack's import does not load torch until something in
-  Haystack uses it;
+  Haystack uses it; nor posthog (its telemetry client, while telemetry is off) or httpx's command line
+  (`defer_unused`);
 - `copying`: a faster deep copy of component inputs (`fast_deepcopy`), handed to the schedule, never patched
   into Haystack;
 - `schedule`: a loop-free pipeline run as `Pipeline.run` runs it, in an order fixed when it is built. It
@@ -21,12 +22,13 @@ import functools
 from importlib.metadata import version
 
 from haygate.compat.copying import DEEPCOPY, DEEPCOPY_MODULE, fast_deepcopy
-from haygate.compat.patches import DEVICE_MODULE, TORCH_GUARD, defer_torch, torch_loaded
+from haygate.compat.patches import DEVICE_MODULE, TORCH_GUARD, defer_torch, defer_unused, torch_loaded
 
 __all__ = [
     "HAYSTACK_TESTED",
     "PRIVATE_NAMES",
     "defer_torch",
+    "defer_unused",
     "fast_deepcopy",
     "haystack_version",
     "install",
@@ -68,6 +70,7 @@ def install() -> None:
     """Installs the patches, once per process (later calls do nothing). Call it before Haystack is
     imported: a patch of how a Haystack module loads has no effect on one already loaded."""
     defer_torch()
+    defer_unused()
 
 
 def haystack_version() -> str:

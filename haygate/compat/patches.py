@@ -8,6 +8,12 @@ calls it first thing at start-up.
 
 The loader checks that the module is in the shape it expects (a `torch_import` guard), and otherwise leaves
 Haystack alone and says so in the log.
+
+`defer_unused` does the same, more simply, for two modules every process imports and none uses: posthog,
+Haystack's telemetry client, while telemetry is off (haygate's default: a `Telemetry` is made only when it is
+on), and httpx's command line (`httpx._main`, which brings rich and click), which haygate never runs. Each
+is a stand-in in `sys.modules` that imports the real module on first use: a tenth of a second apiece of every
+`haygate` command's start.
 """
 
 import importlib
@@ -15,6 +21,7 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import logging
+import os
 import sys
 import types
 from typing import Any
@@ -24,7 +31,10 @@ logger = logging.getLogger(__name__)
 DEVICE_MODULE = "haystack.utils.device"
 TORCH_GUARD = "torch_import"  # the device module's `LazyImport` around `import torch`
 
-__all__ = ["DEVICE_MODULE", "TORCH_GUARD", "defer_torch", "torch_loaded"]
+POSTHOG = "posthog"  # Haystack's telemetry client, used only when telemetry is on
+HTTPX_CLI = "httpx._main"  # httpx's command line: `httpx.main`, which haygate never runs
+
+__all__ = ["DEVICE_MODULE", "HTTPX_CLI", "POSTHOG", "TORCH_GUARD", "defer_torch", "defer_unused", "torch_loaded"]
 
 
 class _TorchOnFirstUse(types.ModuleType):
@@ -94,3 +104,41 @@ def defer_torch() -> None:
 def torch_loaded() -> bool:
     """Whether torch has really been imported (a torch backend, a cross-encoder or an export ran)."""
     return sys.modules.get("torch") is not None
+
+
+class _OnFirstUse(types.ModuleType):
+    """Stands in for a module in `sys.modules` until something reads from it; then the real module is
+    imported in its place, and answers. The import system's own looks (`hasattr(module, "__path__")`, made for
+    every `from module import name`) import nothing for a module that is not a package."""
+
+    def __init__(self, name: str, package: bool) -> None:
+        super().__init__(name)
+        self._package = package
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and not (name == "__path__" and self._package):
+            raise AttributeError(name)
+        return getattr(_real(self.__name__), name)
+
+
+def _real(name: str) -> types.ModuleType:
+    if isinstance(sys.modules.get(name), _OnFirstUse):
+        del sys.modules[name]
+    return importlib.import_module(name)
+
+
+def _httpx_main(*args: Any, **kwargs: Any) -> Any:
+    """`httpx.main`, the real one imported when it is called."""
+    return _real(HTTPX_CLI).main(*args, **kwargs)
+
+
+def defer_unused() -> None:
+    """Before Haystack and httpx are imported: posthog (while Haystack's telemetry is off) and httpx's
+    command line load on first use, not at import."""
+    telemetry = os.environ.get("HAYSTACK_TELEMETRY_ENABLED", "true").lower() in ("true", "1")
+    if not telemetry and POSTHOG not in sys.modules:
+        sys.modules[POSTHOG] = _OnFirstUse(POSTHOG, package=True)
+    if HTTPX_CLI not in sys.modules and "httpx" not in sys.modules:
+        cli = _OnFirstUse(HTTPX_CLI, package=False)
+        cli.main = _httpx_main  # type: ignore[attr-defined]  # what httpx's package reads at import
+        sys.modules[HTTPX_CLI] = cli

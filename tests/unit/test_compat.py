@@ -9,6 +9,7 @@ import copy
 import dataclasses
 import functools
 import importlib
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -236,6 +237,28 @@ print("after", haygate.compat.torch_loaded())
 def test_haystack_loads_torch_only_when_something_uses_it() -> None:
     run = subprocess.run([sys.executable, "-c", TORCH_PROBE], capture_output=True, text=True, check=True)
     assert run.stdout.split("\n")[:3] == ["before False", "device cpu", "after True"]
+
+
+UNUSED_PROBE = """
+import sys
+import haygate.compat
+haygate.compat.install()
+import haystack, httpx
+from haystack.telemetry import _telemetry
+print("loaded", "posthog.client" in sys.modules, "rich" in sys.modules, "click" in sys.modules)
+print("telemetry", _telemetry.telemetry is not None)
+from posthog import Posthog
+print("on use", "posthog.client" in sys.modules, callable(httpx.main))
+"""
+
+
+@pytest.mark.parametrize(("telemetry", "loaded"), [("False", "False"), ("True", "True")])
+def test_posthog_and_httpxs_command_line_load_only_when_used(telemetry: str, loaded: str) -> None:
+    """With Haystack's telemetry off (haygate's default) its client is not imported, nor httpx's command line
+    (rich, click); with telemetry on, posthog is Haystack's as ever."""
+    env = {**os.environ, "HAYSTACK_TELEMETRY_ENABLED": telemetry}
+    run = subprocess.run([sys.executable, "-c", UNUSED_PROBE], capture_output=True, text=True, check=True, env=env)
+    assert run.stdout.splitlines() == [f"loaded {loaded} False False", f"telemetry {telemetry}", "on use True True"]
 
 
 def test_haystack_copies_inputs_with_its_own_function() -> None:
