@@ -119,9 +119,9 @@ def tune(
     validate: Dataset | None = None,
     progress: bool = True,
 ) -> dict[str, Any]:
-    metrics = check_metrics([*DEFAULT_METRICS, objective])
     base = yamlfile.safe_load(Path(pipeline_path).read_text())
-    points = load_grid(grid_path, base, Path(pipeline_path))
+    points = load_grid(grid_path, base, Path(pipeline_path))  # a broken grid is refused at once, before ranx loads
+    metrics = check_metrics([*DEFAULT_METRICS, objective])
     out.mkdir(parents=True, exist_ok=True)
     point_dir = out / "points"
     point_dir.mkdir(exist_ok=True)

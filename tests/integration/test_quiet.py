@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # three processes, two loading the model
 
 
 def ingest(project: Path, data_dir: Path, *flags: str) -> subprocess.CompletedProcess[str]:

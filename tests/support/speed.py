@@ -58,7 +58,10 @@ from typing import IO, Any
 
 REFERENCE = Path(__file__).with_name("speed-reference.json")
 OVERRIDE = "HAYGATE_SPEED_RATIO"
-LIMITS = (0.5, 3.0)  # a ratio outside these says more about the probe than the machine
+# The ratio's range. Above 3 says more about the probe than the machine. Below 1 budgets would shrink, but a fast
+# reading does not carry over to the suite: three `make test-fast` runs took 36.0 to 38.9 s while the rounds
+# sampled through them read 0.70 to 1.01 of the reference. So a budget never falls below its reference figure.
+LIMITS = (1.0, 3.0)
 ROUNDS = 12  # rounds at each priority at the start; each part's median is its figure
 SAMPLE_EVERY = 3.0  # seconds between the sampler's rounds (a round is about 60 ms: 2 % of one core)
 NEAREST = 5  # samples an interval's host factor is taken from when fewer fall within it
