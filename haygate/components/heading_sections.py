@@ -4,14 +4,20 @@ The splitter gives each part of a Markdown file its `header` and `parent_headers
 heading path (`["Filters", "NOT"]`), its title ("Filters > NOT") and a stable id, `<file id>#<heading
 path>`, numbered `#2`, `#3` when one path repeats in a file. Text before the first heading is the page's own
 section, named by its title. Empty sections are dropped and the splitter's bookkeeping leaves the meta.
+
+The Markdown reader (`haygate.text.dialects`) lists the page's headings with their anchors in `anchors`: a
+section gets its heading's `anchor`, and where the author wrote one (`{ #files }`, MyST's `(files)=`) its id
+is `<file id>#<that anchor>`, which no later change to the heading's text moves.
 """
 
 import dataclasses
+from collections.abc import Iterator
 from typing import Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
 SPLITTER_META = ("header", "parent_headers", "source_id", "page_number", "split_id", "split_idx_start")
+PAGE_META = ("anchors",)  # the page's headings and their anchors (the Markdown reader's), read here and left
 
 
 @component
@@ -59,19 +65,35 @@ class HeadingSections:
     def run(self, documents: list[Document]) -> dict[str, Any]:
         """Turn the splitter's parts into sections with heading paths, titles and stable ids."""
         seen: dict[tuple[str, str], int] = {}
+        headings: dict[str, Iterator[list[Any]]] = {}  # page -> its headings not yet matched, in order
         sections = []
         for part in documents:
+            page = str(part.meta.get("source_id") or part.id)
+            if page not in headings:
+                headings[page] = iter(part.meta.get("anchors") or [])
+            header = part.meta.get("header")
+            anchor, explicit = _anchor_of(headings[page], header) if header else (None, False)
             text = (part.content or "").strip()
             if not text:
                 continue
-            header = part.meta.get("header")
             path = [*(part.meta.get("parent_headers") or []), header] if header else []
             page_title = str(part.meta.get(self.title_field) or part.meta.get("title") or part.id)
-            key = "/".join(path) or page_title
-            page = str(part.meta.get("source_id") or part.id)
+            key = anchor if explicit and anchor else "/".join(path) or page_title
             seen[(page, key)] = seen.get((page, key), 0) + 1
             suffix = f"#{seen[(page, key)]}" if seen[(page, key)] > 1 else ""
-            meta = {k: v for k, v in part.meta.items() if k not in SPLITTER_META}
+            meta = {k: v for k, v in part.meta.items() if k not in SPLITTER_META and k not in PAGE_META}
             meta.update(title=" > ".join(path) or page_title, heading_path=path or [page_title])
+            if anchor:
+                meta["anchor"] = anchor
             sections.append(dataclasses.replace(part, id=f"{page}#{key}{suffix}", content=text, meta=meta))
         return {"documents": sections}
+
+
+def _anchor_of(headings: Iterator[list[Any]], header: str) -> tuple[str | None, bool]:
+    """The anchor of the page's next heading named `header` (headings the splitter did not cut at, such as
+    empty ones, are passed over), and whether its author wrote it.
+    """
+    for text, anchor, explicit in headings:
+        if text == header:
+            return str(anchor), bool(explicit)
+    return None, False

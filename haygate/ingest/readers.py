@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from haygate.text.markdown import FrontMatterError, first_heading, split_front_matter
+from haygate.text import dialects
+from haygate.text.markdown import FrontMatterError, split_front_matter
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", *MARKDOWN_SUFFIXES)
@@ -135,16 +136,24 @@ def parse_markdown(text: str, name: str, file: str, folder: str = "") -> Iterato
     except FrontMatterError as error:
         yield SourceRecord(file, 1, None, str(error))
         return
-    title = str(front.get("title") or first_heading(body) or Path(name).stem)
+    page = dialects.read(body, "auto")
+    first = page.headings[0].text if page.headings else None
+    title = str(front.get("title") or front.get("sidebar_label") or first or Path(name).stem)
     data: dict[str, Any] = {
         "_id": f"{front.get('source', 'file')}:{name}",
         "title": title,
         "doc_title": title,
         "path": name,
-        "text": body,
+        "text": page.body,
         "source": str(front.get("source", folder or "file")),
         "format": "markdown",
+        "dialects": page.dialects,
+        "anchors": [[heading.text, heading.anchor, heading.explicit] for heading in page.headings],
     }
+    if page.includes:
+        data["includes_left_out"] = page.includes
+    if front.get("description"):
+        data["description"] = str(front["description"])
     if "version" in front:
         data["version"] = str(front["version"])
     yield SourceRecord(file, line, data)

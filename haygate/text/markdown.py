@@ -11,7 +11,6 @@ import yaml
 
 from haygate import yamlfile
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -34,17 +33,6 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, int]:
     if not isinstance(front, dict):
         raise FrontMatterError("front matter must be a mapping")
     return front, "\n".join(lines[end + 1 :]), end + 2
-
-
-def first_heading(body: str) -> str | None:
-    """The text of the first ATX heading (`# Title`) outside code fences."""
-    in_fence = False
-    for line in body.splitlines():
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        elif not in_fence and (match := _HEADING.match(line)):
-            return match.group(2).strip()
-    return None
 
 
 # -- a section's text as blocks a reader (and an embedder) can use --------------------------------------------

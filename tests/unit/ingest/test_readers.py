@@ -31,9 +31,11 @@ def test_a_markdown_file_is_one_record_with_its_front_matter(tmp_path: Path) -> 
         "title": "The Guide",
         "doc_title": "The Guide",
         "path": "guide.md",
-        "text": "# Guide\nIntro.",
+        "text": "# Guide\n\nIntro.\n",
         "source": "my-docs",
         "format": "markdown",
+        "dialects": ["commonmark"],
+        "anchors": [["Guide", "guide", False]],
         "version": "2.0",
     }
     bare = tmp_path / "bare.md"

@@ -1,8 +1,8 @@
-"""Front matter and the first heading of a Markdown file."""
+"""Front matter of a Markdown file, and a section's text as blocks and windows."""
 
 import pytest
 
-from haygate.text.markdown import FrontMatterError, first_heading, split_front_matter
+from haygate.text.markdown import FrontMatterError, split_front_matter
 
 
 def test_front_matter_and_body() -> None:
@@ -16,11 +16,6 @@ def test_broken_front_matter_is_named() -> None:
         split_front_matter("---\ntitle: x\n")
     with pytest.raises(FrontMatterError, match="invalid front matter"):
         split_front_matter("---\n: [\n---\nbody")
-
-
-def test_first_heading_skips_code_fences() -> None:
-    assert first_heading("```bash\n# not a heading\n```\n## Real one ##\n") == "Real one"
-    assert first_heading("no headings") is None
 
 
 # -- sections a reader can use ------------------------------------------------------------------------------
