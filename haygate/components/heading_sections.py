@@ -11,7 +11,6 @@ is `<file id>#<that anchor>`, which no later change to the heading's text moves.
 """
 
 import dataclasses
-from collections.abc import Iterator
 from typing import Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
@@ -65,14 +64,14 @@ class HeadingSections:
     def run(self, documents: list[Document]) -> dict[str, Any]:
         """Turn the splitter's parts into sections with heading paths, titles and stable ids."""
         seen: dict[tuple[str, str], int] = {}
-        headings: dict[str, Iterator[list[Any]]] = {}  # page -> its headings not yet matched, in order
+        headings: dict[str, tuple[list[list[Any]], list[int]]] = {}  # page -> its headings, the next to match
         sections = []
         for part in documents:
             page = str(part.meta.get("source_id") or part.id)
             if page not in headings:
-                headings[page] = iter(part.meta.get("anchors") or [])
+                headings[page] = (list(part.meta.get("anchors") or []), [0])
             header = part.meta.get("header")
-            anchor, explicit = _anchor_of(headings[page], header) if header else (None, False)
+            anchor, explicit = _anchor_of(*headings[page], header) if header else (None, False)
             text = (part.content or "").strip()
             if not text:
                 continue
@@ -89,11 +88,13 @@ class HeadingSections:
         return {"documents": sections}
 
 
-def _anchor_of(headings: Iterator[list[Any]], header: str) -> tuple[str | None, bool]:
+def _anchor_of(headings: list[list[Any]], position: list[int], header: str) -> tuple[str | None, bool]:
     """The anchor of the page's next heading named `header` (headings the splitter did not cut at, such as
-    empty ones, are passed over), and whether its author wrote it.
-    """
-    for text, anchor, explicit in headings:
+    empty ones, are passed over; a header the reader did not list matches nothing and moves nothing), and
+    whether its author wrote it."""
+    for index in range(position[0], len(headings)):
+        text, anchor, explicit = headings[index]
         if text == header:
+            position[0] = index + 1
             return str(anchor), bool(explicit)
     return None, False

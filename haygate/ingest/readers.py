@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from haygate.text import dialects
 from haygate.text.markdown import FrontMatterError, split_front_matter
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
@@ -136,6 +135,8 @@ def parse_markdown(text: str, name: str, file: str, folder: str = "") -> Iterato
     except FrontMatterError as error:
         yield SourceRecord(file, 1, None, str(error))
         return
+    from haygate.text import dialects  # markdown-it and its plugins: when a file is read, not at a server's start
+
     page = dialects.read(body, "auto")
     first = page.headings[0].text if page.headings else None
     title = str(front.get("title") or front.get("sidebar_label") or first or Path(name).stem)
@@ -150,10 +151,6 @@ def parse_markdown(text: str, name: str, file: str, folder: str = "") -> Iterato
         "dialects": page.dialects,
         "anchors": [[heading.text, heading.anchor, heading.explicit] for heading in page.headings],
     }
-    if page.includes:
-        data["includes_left_out"] = page.includes
-    if front.get("description"):
-        data["description"] = str(front["description"])
     if "version" in front:
         data["version"] = str(front["version"])
     yield SourceRecord(file, line, data)

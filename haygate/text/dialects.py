@@ -24,21 +24,10 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
-from typing import Any, Literal
+from typing import Literal
 
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
-from mdformat_mkdocs.mdit_plugins import (
-    material_admon_plugin,
-    material_content_tabs_plugin,
-    pymd_abbreviations_plugin,
-    pymd_snippet_plugin,
-    python_markdown_attr_list_plugin,
-)
-from mdit_py_plugins.container import container_plugin
-from mdit_py_plugins.footnote import footnote_plugin
-from mdit_py_plugins.myst_blocks import myst_block_plugin
-from mdit_py_plugins.myst_role import myst_role_plugin
 
 Dialect = Literal["auto", "commonmark", "mkdocs", "docusaurus", "myst"]
 DIALECTS: tuple[Dialect, ...] = ("auto", "commonmark", "mkdocs", "docusaurus", "myst")
@@ -124,7 +113,20 @@ def anchor_slug(text: str) -> str:
 
 @functools.cache
 def parser(dialect: Dialect) -> MarkdownIt:
-    """markdown-it with the plugins of `dialect` ("auto": all of them; "commonmark": GitHub's tables only)."""
+    """markdown-it with the plugins of `dialect` ("auto": all of them; "commonmark": GitHub's tables only).
+    The plugins load here, on the first file read: a server that reads no Markdown never waits for them."""
+    from mdformat_mkdocs.mdit_plugins import (  # a seventh of a second of imports (mdformat's renderer)
+        material_admon_plugin,
+        material_content_tabs_plugin,
+        pymd_abbreviations_plugin,
+        pymd_snippet_plugin,
+        python_markdown_attr_list_plugin,
+    )
+    from mdit_py_plugins.container import container_plugin
+    from mdit_py_plugins.footnote import footnote_plugin
+    from mdit_py_plugins.myst_blocks import myst_block_plugin
+    from mdit_py_plugins.myst_role import myst_role_plugin
+
     md = MarkdownIt("commonmark").enable("table")
     if dialect == "commonmark":
         return md
@@ -473,8 +475,3 @@ def html_text(html: str) -> str:
     reader.close()
     lines = [" ".join(line.split()) for line in "".join(reader.parts).splitlines()]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
-
-
-def describe(page: Page) -> dict[str, Any]:
-    """What reading found, for an ingest report: the dialects seen and the includes left out."""
-    return {"dialects": page.dialects, "includes_left_out": len(page.includes)}

@@ -120,7 +120,8 @@ def test_validate_names_each_planted_mistake(
     printed = capsys.readouterr().out
     assert said in printed and "ok  search_docs" not in printed, printed
     if change == "meta_key":
-        assert "collection 'docs' does not declare; its declared meta keys: anchors, content_type, dialects, doc_title" in printed
+        declared = "its declared meta keys: anchors, content_type, dialects, doc_title"
+        assert f"collection 'docs' does not declare; {declared}" in printed
 
 
 def test_a_server_leaves_out_a_tool_that_would_answer_500_and_says_so_in_health(

@@ -39,3 +39,24 @@ class TestHeadingSections:
         assert sections[3].meta["heading_path"] == ["Guide", "Install", "Extras"]
         assert sections[0].meta["heading_path"] == ["Guide"] and sections[0].meta["record_id"] == "my-docs:guide.md"
         assert not {"header", "parent_headers", "source_id", "split_id", "page_number"} & set(sections[1].meta)
+
+
+def test_sections_take_the_authors_anchors_and_a_stray_header_moves_nothing() -> None:
+    """The reader's `anchors` give each section its anchor, and its id where the author wrote one; a header
+    the reader did not list (here planted by hand) matches nothing and leaves the later headings matched."""
+    from haygate.text.dialects import read
+
+    page = read("# Guide { #guide }\nIntro.\n\n## Install it\nRun it.\n\n## Extras { #more }\nMore.\n")
+    anchors = [[h.text, h.anchor, h.explicit] for h in page.headings]
+    assert anchors == [["Guide", "guide", True], ["Install it", "install-it", False], ["Extras", "more", True]]
+    text = page.body.replace("## Install it", "## Stray\nStray text.\n\n## Install it")
+    document = Document(id="d:guide.md", content=text, meta={"doc_title": "Guide", "anchors": anchors})
+    parts = MarkdownHeaderSplitter(keep_headers=False).run([document])["documents"]
+    sections = HeadingSections().run(parts)["documents"]
+    assert [(s.id, s.meta.get("anchor")) for s in sections] == [
+        ("d:guide.md#guide", "guide"),
+        ("d:guide.md#Guide/Stray", None),
+        ("d:guide.md#Guide/Install it", "install-it"),
+        ("d:guide.md#more", "more"),
+    ]
+    assert all("anchors" not in s.meta for s in sections)
