@@ -91,7 +91,8 @@ class HeadingSections:
 def _anchor_of(headings: list[list[Any]], position: list[int], header: str) -> tuple[str | None, bool]:
     """The anchor of the page's next heading named `header` (headings the splitter did not cut at, such as
     empty ones, are passed over; a header the reader did not list matches nothing and moves nothing), and
-    whether its author wrote it."""
+    whether its author wrote it.
+    """
     for index in range(position[0], len(headings)):
         text, anchor, explicit = headings[index]
         if text == header:
