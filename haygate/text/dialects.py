@@ -41,6 +41,7 @@ _SYNTAX_DIALECT = {
     "mkdocs_abbreviation": "mkdocs",
     "pymd_snippet": "mkdocs",
     "python_markdown_attr_list": "mkdocs",
+    "mkdocstrings_injection": "mkdocs",
     "container_colon": "docusaurus",
     "myst_role": "myst",
     "myst_target": "myst",
@@ -80,6 +81,11 @@ _INCLUDE_DIRECTIVES = frozenset({"literalinclude", "include"})
 _OPTION_LINE = re.compile(r"^:[\w-]+:(?:\s.*)?$")  # a MyST directive's `:caption: ...` line
 _MDX_STATEMENT = re.compile(r"^(?:import|export)\s")
 _HEADING_ID = re.compile(r"\s*\{:?\s*#([\w.:-]+)(?:\s[^}]*)?\}$")  # a heading's own anchor, `{#id .class}`
+_INJECTION = re.compile(r"^\s+([\w.-]+)\s*$")  # mkdocstrings' `::: package.module.Name`, if no admonition's
+_ADMONITIONS = frozenset(
+    ["note", "tip", "info", "caution", "danger", "warning", "important", "success", "secondary", "hint"]
+)
+_BLOCK_ID = re.compile(r"^\{:?\s*#([\w.:-]+)\s*\}$")  # a paragraph that is only an anchor, `{#id}`
 _BLOCK_INFO = re.compile(r"^\s*\{?([\w-]+)\}?(?:\[([^\]]*)\])?\s*(?:\|\s*)?(.*?)\s*$")
 
 
@@ -118,6 +124,7 @@ def parser(dialect: Dialect) -> MarkdownIt:
     from mdformat_mkdocs.mdit_plugins import (  # a seventh of a second of imports (mdformat's renderer)
         material_admon_plugin,
         material_content_tabs_plugin,
+        mkdocstrings_injection_plugin,
         pymd_abbreviations_plugin,
         pymd_snippet_plugin,
         python_markdown_attr_list_plugin,
@@ -133,10 +140,11 @@ def parser(dialect: Dialect) -> MarkdownIt:
     md.use(footnote_plugin)
     if dialect in ("auto", "mkdocs"):
         md.use(material_admon_plugin).use(material_content_tabs_plugin).use(pymd_abbreviations_plugin)
-        md.use(pymd_snippet_plugin).use(python_markdown_attr_list_plugin)
+        md.use(pymd_snippet_plugin).use(python_markdown_attr_list_plugin).use(mkdocstrings_injection_plugin)
         md.use(container_plugin, "slash", marker="/", validate=lambda *_: True)
     if dialect in ("auto", "docusaurus", "myst"):
-        md.use(container_plugin, "colon", marker=":", validate=lambda *_: True)
+        injections = dialect == "auto"  # `::: package.Name` is mkdocstrings', not an admonition
+        md.use(container_plugin, "colon", marker=":", validate=lambda info, _: not (injections and _is_injection(info)))
     if dialect == "docusaurus":
         md.use(python_markdown_attr_list_plugin)  # `## Title {#custom-id}`
     if dialect in ("auto", "myst"):
@@ -188,8 +196,15 @@ class _Renderer:
             self.syntax.add(_SYNTAX_DIALECT[kind])
         if kind == "heading":
             return self.heading(node)
+        if kind not in ("paragraph", "myst_target"):
+            self.target = None  # an anchor names the heading right after it, or nothing
         if kind == "paragraph":
             text = self.inline(node.children[0]) if node.children else ""
+            if block_id := _BLOCK_ID.match(text.strip()):  # `{#id}` alone: the anchor of what follows
+                self.syntax.add("mkdocs")
+                self.target = block_id.group(1)
+                return ""
+            self.target = None
             if all(_MDX_STATEMENT.match(line) for line in text.splitlines()) and text.strip():
                 self.syntax.add("docusaurus")
                 return ""
@@ -223,6 +238,9 @@ class _Renderer:
                 self.syntax.add("myst")
             name, bracketed, rest = _block_info(node.info)
             return self.labelled(name, bracketed or rest, node.children)
+        if kind == "mkdocstrings_injection":  # `::: package.Name`: API docs made from code, not in this file
+            identifier = node.content.splitlines()[0].removeprefix(":::").strip() if node.content else ""
+            return f"API reference: `{identifier}`" if identifier else ""
         if kind == "pymd_snippet":
             self.includes.append(self.inline(node.children[0]) if node.children else "")
             return ""
@@ -363,6 +381,11 @@ class _Renderer:
                 out.append(child.content)
         text = "".join(out)
         return text.strip() if plain else text
+
+
+def _is_injection(info: str) -> bool:
+    found = _INJECTION.match(info)
+    return found is not None and found.group(1).lower() not in _ADMONITIONS
 
 
 def _block_info(info: str) -> tuple[str, str, str]:

@@ -7,6 +7,7 @@ import pytest
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.settings import Settings
+from haygate.text.dialects import anchor_slug
 
 pytestmark = pytest.mark.integration
 
@@ -18,6 +19,7 @@ def test_a_result_names_its_file_and_marks_the_query_in_its_excerpt(gateway: Gat
     assert "<mark>" in first["snippet"] and len(first["snippet"]) <= 300
     marked = [w.split("</mark>")[0].lower() for w in first["snippet"].split("<mark>")[1:]]
     assert all(w.startswith(("declar", "tool", "argument", "yaml")) for w in marked), marked
+    assert first["anchor"] == anchor_slug(first["title"].split(" > ")[-1]), first  # `path#anchor` links to it
 
 
 def test_a_table_keeps_its_header_row_and_loses_its_padding(gateway: Gateway, samples_settings: Settings) -> None:

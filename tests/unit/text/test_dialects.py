@@ -187,3 +187,17 @@ def test_html_blocks_read_as_their_text() -> None:
 def test_an_unknown_dialect_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown Markdown dialect 'rst'"):
         read("# x", "rst")  # type: ignore[arg-type]
+
+
+def test_an_anchor_on_its_own_line_names_the_heading_after_it_and_api_injections_name_their_object() -> None:
+    """As Pydantic's docs write them: `{#int}` above `### Integers`, and mkdocstrings' `::: pydantic.BaseModel`
+    (API docs made from code, which the file does not hold)."""
+    source = "{#number-types}\n\n## Numbers\n\n{#lost}\n\nText.\n\n### Integers\n\n"
+    page = read(source + "::: pydantic.BaseModel\n    options:\n      x: 1\n")
+    assert [(h.text, h.anchor, h.explicit) for h in page.headings] == [
+        ("Numbers", "number-types", True),
+        ("Integers", "integers", False),  # `{#lost}` named the paragraph, not this heading
+    ]
+    assert page.body == "## Numbers\n\nText.\n\n### Integers\n\nAPI reference: `pydantic.BaseModel`\n"
+    assert read("::: tip\nA tip.\n:::\n").body == "Tip: A tip.\n"  # a spaced admonition stays one
+    assert read("::: pydantic_core\n").body == "API reference: `pydantic_core`\n"
