@@ -226,6 +226,21 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("collection", nargs="?", help="collection name (configs/collections/NAME.yaml)")
     ingest.add_argument("files", nargs="*", type=Path, help="files to ingest")
     ingest.add_argument("--samples", action="store_true", help="ingest the bundled sample collections")
+    ingest.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="of a folder, read only files matching this (a .gitignore glob such as 'docs/**/*.md'); repeatable",
+    )
+    ingest.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="of a folder, leave out files matching this ('changelog.md', 'blog/**'); repeatable; adds to the "
+        "collection YAML's `files: {include, exclude}`",
+    )
     progress_flags(ingest)
     ingest.add_argument(
         "--wait", action="store_true", help="build the indexes (HNSW) before returning, not later in `haygate serve`"

@@ -42,7 +42,9 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     failed = False
     with Loader(settings) as loader:
         for collection, files in jobs.items():
-            report = ingest_files(loader.collection(collection), files, progress=args.progress, optimize=args.wait)
+            chosen = loader.collection(collection)
+            options = chosen.schema.read_options(args.include, args.exclude)
+            report = ingest_files(chosen, files, progress=args.progress, optimize=args.wait, options=options)
             if report.written and not args.wait:
                 print(
                     f"{collection}: written and searchable; `haygate serve` builds its index in the background "

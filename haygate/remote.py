@@ -17,7 +17,7 @@ from typing import Any
 
 from haygate.errors import ExitCode
 from haygate.home import Place
-from haygate.ingest.readers import read_records, sample_files
+from haygate.ingest.readers import EVERYTHING, ReadOptions, read_records, sample_files
 from haygate.ingest.report import BATCH_RECORDS, PROGRESS_SECONDS, IngestReport, Pacer, Refusal
 from haygate.server.client import ServerClient, local_server
 
@@ -49,6 +49,8 @@ def print_report(report: IngestReport) -> None:
         print(f"rejected {problem}", file=sys.stderr)
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    for where, targets in report.missing_includes.items():
+        print(f"include not found, left out: {where}: {', '.join(targets)}", file=sys.stderr)
     print(report.summary(), file=sys.stderr)
 
 
@@ -58,19 +60,28 @@ def ingest(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
         return ExitCode.CONFIG
     failed = False
     for collection, files in jobs.items():
-        report = ingest_through(client, collection, files, progress=args.progress)
+        from haygate.ingest.schema import schema_for  # pydantic: only for an ingest
+
+        schema = schema_for(collection, place.home / "configs" / "collections")
+        options = schema.read_options(args.include, args.exclude)
+        report = ingest_through(client, collection, files, progress=args.progress, options=options)
         print_report(report)
         failed = failed or bool(report.errors)
     return ExitCode.FAILED if failed else ExitCode.OK
 
 
-def ingest_through(client: ServerClient, collection: str, files: list[Path], progress: bool) -> IngestReport:
-    """The files' records, read here and written by the server in requests sized as a local ingest sizes its
-    batches (`Pacer`); refusals keep their file:line."""
+def ingest_through(
+    client: ServerClient, collection: str, files: list[Path], progress: bool, options: ReadOptions = EVERYTHING
+) -> IngestReport:
+    """The files' records, read here (as `options` say) and written by the server in requests sized as a local
+    ingest sizes its batches (`Pacer`); refusals keep their file:line."""
     from tqdm import tqdm  # a progress bar is for an ingest, not for every command
 
     report = IngestReport(collection)
-    records = [record for path in files for record in read_records(path)]
+    records = [record for path in files for record in read_records(path, options)]
+    for record in records:
+        if record.data is not None and record.data.get("format") == "markdown":
+            report.note_page(record.where, record.data)
     pacer = Pacer(PROGRESS_SECONDS) if progress else None
     start = 0
     with tqdm(total=len(records), unit="rec", desc=f"ingest {collection}", disable=not progress) as bar:

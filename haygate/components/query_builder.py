@@ -19,7 +19,9 @@ from haygate.errors import ConfigurationError, InvalidRequestError
 from haygate.text.normalise import slug_path
 from haygate.text.templates import compile_template, render_line, variables_of
 
-TRANSFORMS = {"slug_path": slug_path, "lower": str.lower, "strip": str.strip}
+TRANSFORMS: dict[str, Callable[[str], str]] = {"slug_path": slug_path, "lower": str.lower, "strip": str.strip}
+# A switch that leaves something out unless asked: `changelogs: false` -> `meta.changelog != true`.
+NEGATE = "negate"
 OPERATORS = ("==", "!=", ">", ">=", "<", "<=", "in", "not in")
 QUERY = "query"
 SERVER_FILTERS = "server_filters"  # the input the gateway feeds the tenant condition to; no caller reaches it
@@ -32,7 +34,7 @@ class FilterRule(BaseModel):
     field: str = Field(description="Payload path, e.g. meta.version.")
     operator: str = "=="
     transform: str | list[str] | None = Field(
-        default=None, description=f"One of {sorted(TRANSFORMS)}, or a list of them applied in order."
+        default=None, description=f"One of {sorted([*TRANSFORMS, NEGATE])}, or a list of them applied in order."
     )
 
     @property
@@ -104,8 +106,9 @@ class QueryBuilder:
                 msg = f"filter rule '{name}': unknown operator '{rule.operator}'; allowed: {', '.join(OPERATORS)}"
                 raise ConfigurationError(msg)
             for transform in rule.transforms:
-                if transform not in TRANSFORMS:
-                    msg = f"filter rule '{name}': unknown transform '{transform}'; allowed: {sorted(TRANSFORMS)}"
+                if transform not in TRANSFORMS and transform != NEGATE:
+                    allowed = sorted([*TRANSFORMS, NEGATE])
+                    msg = f"filter rule '{name}': unknown transform '{transform}'; allowed: {allowed}"
                     raise ConfigurationError(msg)
         self._variables: list[str] = []
         if query_template:
@@ -154,8 +157,8 @@ class QueryBuilder:
             value = inputs.get(name)
             if value is None or value in rule.ignore:
                 continue
-            for transform in rule.transforms:
-                value = _each(value, TRANSFORMS[transform])
+            for transform in rule.transforms:  # negate takes a switch; the others change text
+                value = (not value) if transform == NEGATE else _each(value, TRANSFORMS[transform])
             reported = value  # as the caller means it: 598, not the stored "product:598"
             if rule.prefix:  # the collection stores typed ids: 598 and "598" become "product:598"
                 value = _each(_as_text(value), partial(_prefixed, rule.prefix))

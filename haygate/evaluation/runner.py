@@ -181,7 +181,10 @@ def ensure_corpus_index(
         return folder
     started = time.perf_counter()
     collection = loader.collection(collection_name)
-    total = sum(count_records(path) for path in corpus) if sample is None else len(sample.judged) + sample.others
+    options = collection.schema.read_options()
+    total = (
+        sum(count_records(path, options) for path in corpus) if sample is None else len(sample.judged) + sample.others
+    )
 
     def embedding_bar(texts: int) -> Any:
         """One bar per embedding call, exact: the documents, then (if the collection keeps them) passages."""
@@ -190,7 +193,7 @@ def ensure_corpus_index(
     with tqdm(total=total, desc=f"index {name}", unit="doc", disable=not progress) as bar:
         # One ingest batch for the whole corpus: BM25's `avg_len: auto` is measured on it, and
         # the embedder sorts every text by length. Its embedding bars move with each embedded batch.
-        records: Iterator[SourceRecord] = (record for path in corpus for record in read_records(path))
+        records: Iterator[SourceRecord] = (record for path in corpus for record in read_records(path, options))
         if sample is not None:
             records = sampled(records, collection.schema, sample)
         with counted_embeddings(collection.indexing, embedding_bar):

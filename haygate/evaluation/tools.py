@@ -207,8 +207,9 @@ def _planned_ids(settings: Settings, collection: str, judged: JudgedToolSet, key
         return corpus
     started = time.perf_counter()
     with Loader(settings) as loader:
-        records = (record for root in judged.corpus for record in read_records(root))
-        planned = planned_documents(loader.preview(collection), loader.schema(collection), records)
+        schema = loader.schema(collection)
+        records = (record for root in judged.corpus for record in read_records(root, schema.read_options()))
+        planned = planned_documents(loader.preview(collection), schema, records)
         corpus = CorpusIds.of_documents(planned)
     try:
         corpus.write(kept)

@@ -24,7 +24,7 @@ from tqdm import tqdm
 from haygate.document_stores.hybrid import BATCH_PENDING, HybridDocumentStore
 from haygate.errors import InvalidRecordError, StorageFullError, cause_of
 from haygate.ingest.mapping import RECORD_HASH, RECORD_ID, SHARED_BY, to_document
-from haygate.ingest.readers import SourceRecord, count_records, read_records
+from haygate.ingest.readers import ReadOptions, SourceRecord, count_records, read_records
 from haygate.ingest.report import BATCH_RECORDS, PROGRESS_SECONDS, IngestReport, Pacer, Refusal
 from haygate.ingest.schema import CollectionSchema
 
@@ -71,13 +71,16 @@ def ingest_files(
     progress: bool = True,
     batch_records: int = BATCH_RECORDS,
     optimize: bool = True,
+    options: ReadOptions | None = None,
 ) -> IngestReport:
     """`optimize`: build the indexes before returning (False: the records are durable and searchable, and
-    the collection is marked for a server to optimize in the background)."""
+    the collection is marked for a server to optimize in the background). `options`: how the files are read
+    (default: as the collection's YAML says)."""
     paths = list(files)
-    total = sum(count_records(p) for p in paths)
+    options = options or collection.schema.read_options()
+    total = sum(count_records(p, options) for p in paths)
     pacer = Pacer(PROGRESS_SECONDS, batch_records) if progress else None
-    superseded = superseded_records(collection, _all_records(paths))  # a first, cheap pass: no embedding
+    superseded = superseded_records(collection, _all_records(paths, options))  # a first, cheap pass: no embedding
     with tqdm(total=total, unit="rec", desc=f"ingest {collection.name}", disable=not progress) as bar:
 
         def show_chunks(report: IngestReport) -> None:  # the bar counts records; the chunks are the work
@@ -85,7 +88,7 @@ def ingest_files(
 
         report = ingest_records(
             collection,
-            _all_records(paths),
+            _all_records(paths, options),
             batch_records,
             on_batch=bar.update,
             pacer=pacer,
@@ -435,9 +438,9 @@ def _records_filter(record_ids: list[str]) -> dict[str, Any]:
     return {"field": f"meta.{RECORD_ID}", "operator": "in", "value": record_ids}
 
 
-def _all_records(paths: list[Path]) -> Iterator[SourceRecord]:
+def _all_records(paths: list[Path], options: ReadOptions) -> Iterator[SourceRecord]:
     for path in paths:
-        yield from read_records(path)
+        yield from read_records(path, options)
 
 
 def superseded_records(collection: Collection, records: Iterable[SourceRecord]) -> set[int]:
@@ -471,6 +474,8 @@ def _map_batch(
         if record.error or record.data is None:
             report.refused.append(Refusal(index=index, where=record.where, reason=record.error or "no data"))
             continue
+        if record.data.get("format") == "markdown":
+            report.note_page(record.where, record.data)
         try:
             mapped.append((index, record, to_document(record.data, collection.schema, collection.fingerprint)))
         except InvalidRecordError as error:

@@ -71,6 +71,20 @@ class IngestReport:
     pipeline does not split), and whatever it writes beside them (a CV's phrases)."""
     seconds: float = 0.0
     """Time the batches took: mapping, splitting, embedding and storing; not the final optimize."""
+    includes: int = 0
+    """Code includes read into Markdown pages (`--8<--`, `{literalinclude}`, the collection's own syntax)."""
+    missing_includes: dict[str, list[str]] = field(default_factory=dict)
+    """Per Markdown file (`file:line`), the includes that could not be read: each is left out of its text."""
+    changelogs: list[str] = field(default_factory=list)
+    """Markdown files taken for changelogs (meta `changelog: true`), which a tool may leave out of its answers."""
+
+    def note_page(self, where: str, data: dict[str, Any]) -> None:
+        """Tally what reading a Markdown page found: its includes, read or not, and whether it is a changelog."""
+        self.includes += len(data.get("includes") or ())
+        if data.get("missing_includes"):
+            self.missing_includes[where] = list(data["missing_includes"])
+        if data.get("changelog") is True:
+            self.changelogs.append(str(data.get("path") or where))
 
     @property
     def written(self) -> int:
@@ -101,5 +115,15 @@ class IngestReport:
         written = f", {self.throughput()}" if self.seconds else ""
         return (
             f"{self.collection}: {self.records} records read, {self.written} new or changed, "
-            f"{self.unchanged} unchanged, {len(self.refused)} rejected{written}{repeated}{warned}"
+            f"{self.unchanged} unchanged, {len(self.refused)} rejected{written}{repeated}{warned}{self.pages()}"
         )
+
+    def pages(self) -> str:
+        """What the Markdown pages held beyond their text (", 12 includes read, 2 not found (in 1 file)")."""
+        missing = sum(map(len, self.missing_includes.values()))
+        parts = [f"{self.includes} includes read"] if self.includes or missing else []
+        if missing:
+            parts.append(f"{missing} not found (in {len(self.missing_includes)} file(s))")
+        if self.changelogs:
+            parts.append(f"{len(self.changelogs)} changelog(s)")
+        return "".join(f", {part}" for part in parts)

@@ -5,6 +5,8 @@ fields are indexed for filtering and which get a BM25 text index; and which inde
 derived metadata, embedding, writing) the collection's documents go through.
 """
 
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -14,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from haygate import yamlfile
 from haygate.errors import ConfigurationError, NotFoundError
 from haygate.ingest.fields import FieldSpec
+from haygate.ingest.readers import ReadOptions
 
 IndexType = Literal["keyword", "keyword_prefix", "integer", "float", "bool", "datetime", "uuid"]
 
@@ -102,6 +105,57 @@ class StorageSettings(BaseModel):
     )
 
 
+class FileSelection(BaseModel):
+    """Which files of a folder are read: globs of their path inside it, as in a `.gitignore` (`**` crosses
+    folders, `*` does not; a pattern with no `/` matches a name at any depth)."""
+
+    model_config = ConfigDict(extra="forbid")
+    include: list[str] = Field(
+        default_factory=list, description="Only files matching one of these (none: every file haygate reads)."
+    )
+    exclude: list[str] = Field(default_factory=list, description="Files matching one of these are left out.")
+
+
+class IncludeSettings(BaseModel):
+    """Where a page's code includes (`--8<--`, `{literalinclude}`, the project's own) are looked up, and the
+    project's own include syntax."""
+
+    model_config = ConfigDict(extra="forbid")
+    bases: list[str] = Field(
+        default_factory=list,
+        description="Folders, inside the one ingested, where an include's path is also tried after the page's "
+        "own folder (MkDocs' snippets `base_path`, FastAPI's docs folder).",
+    )
+    patterns: list[str] = Field(
+        default_factory=list,
+        description="Regular expressions for a line that includes a file, each with a `path` group and "
+        r"optionally a `lines` group ('3-8', '3:8'), e.g. '\{\*\s*(?P<path>\S+).*\*\}'.",
+    )
+
+    @field_validator("patterns")
+    @classmethod
+    def _compiles_with_path(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                compiled = re.compile(pattern)
+            except re.error as error:
+                raise ValueError(f"include pattern {pattern!r} is not a regular expression: {error}") from error
+            if "path" not in compiled.groupindex:
+                raise ValueError(f"include pattern {pattern!r} has no (?P<path>...) group")
+        return patterns
+
+
+class MarkdownSettings(BaseModel):
+    """How the collection's Markdown files are read."""
+
+    model_config = ConfigDict(extra="forbid")
+    dialect: Literal["auto", "commonmark", "mkdocs", "docusaurus", "myst"] = Field(
+        default="auto",
+        description="The site generator's dialect; auto detects it per file (commonmark: GitHub's tables only).",
+    )
+    includes: IncludeSettings = Field(default_factory=IncludeSettings, description="Code includes.")
+
+
 class CollectionSchema(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(
@@ -130,6 +184,22 @@ class CollectionSchema(BaseModel):
     storage: StorageSettings = Field(
         default_factory=StorageSettings, description="Qdrant Edge's indexing settings for the collection."
     )
+    files: FileSelection = Field(
+        default_factory=FileSelection, description="Which files of an ingested folder are read."
+    )
+    markdown: MarkdownSettings = Field(
+        default_factory=MarkdownSettings, description="How Markdown files are read: dialect and includes."
+    )
+
+    def read_options(self, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> ReadOptions:
+        """How this collection's files are read; `include`/`exclude` (a command's) add to the declared globs."""
+        return ReadOptions(
+            dialect=self.markdown.dialect,
+            include=(*self.files.include, *include),
+            exclude=(*self.files.exclude, *exclude),
+            include_bases=tuple(self.markdown.includes.bases),
+            include_patterns=tuple(self.markdown.includes.patterns),
+        )
 
     @property
     def indexing_pipeline(self) -> str:

@@ -24,10 +24,13 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Literal
 
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
+
+from haygate.text.includes import MARKDOWN, SNIPPET, Includes, language_of, line_ranges
 
 Dialect = Literal["auto", "commonmark", "mkdocs", "docusaurus", "myst"]
 DIALECTS: tuple[Dialect, ...] = ("auto", "commonmark", "mkdocs", "docusaurus", "myst")
@@ -107,7 +110,8 @@ class Page:
     body: str
     headings: list[Heading] = field(default_factory=list)
     dialects: list[str] = field(default_factory=list)  # the dialects whose syntax the file used
-    includes: list[str] = field(default_factory=list)  # include lines left out (not resolved here)
+    included: list[str] = field(default_factory=list)  # files read in, by their path inside the ingested folder
+    missing: list[str] = field(default_factory=list)  # includes that could not be read, as written (left out)
 
 
 def anchor_slug(text: str) -> str:
@@ -152,31 +156,95 @@ def parser(dialect: Dialect) -> MarkdownIt:
     return md
 
 
-def read(body: str, dialect: Dialect = "auto") -> Page:
-    """The body of a Markdown file (front matter already taken off) as a reader of its site reads it."""
+def read(body: str, dialect: Dialect = "auto", includes: Includes | None = None) -> Page:
+    """The body of a Markdown file (front matter already taken off) as a reader of its site reads it; its code
+    includes read in by `includes` (none given: each is left out, and counted missing)."""
     if dialect not in DIALECTS:
         raise ValueError(f"unknown Markdown dialect '{dialect}'; use one of {', '.join(DIALECTS)}")
-    renderer = _Renderer(parser(dialect))
+    reader = includes if includes is not None else Includes(None, None)
+    renderer = _Renderer(parser(dialect), reader, body, snippets=dialect in ("auto", "mkdocs"))
     tree = SyntaxTreeNode(renderer.md.parse(body))
     text = "\n\n".join(part for _, part in sorted(renderer.top(tree.children), key=lambda item: item[0]))
     dialects = sorted(renderer.syntax) or ["commonmark"]
-    return Page(text.strip() + "\n" if text.strip() else "", renderer.headings, dialects, renderer.includes)
+    body = text.strip() + "\n" if text.strip() else ""
+    return Page(body, renderer.headings, dialects, list(reader.resolved), list(reader.missing))
 
 
 class _Renderer:
     """Walks markdown-it's syntax tree and writes each node back as the CommonMark a reader sees."""
 
-    def __init__(self, md: MarkdownIt) -> None:
+    def __init__(self, md: MarkdownIt, includes: Includes, source: str, snippets: bool) -> None:
         self.md = md
         self.headings: list[Heading] = []
         self.syntax: set[str] = set()
-        self.includes: list[str] = []
+        self.includes = includes  # reads the files the page includes; the one of an included page inside it
+        self.lines = source.splitlines()  # the source being walked: a declared include is matched on it
+        self.snippets = snippets  # pymdownx.snippets' `--8<--` is read (MkDocs), not left as text
         self.target: str | None = None  # a MyST `(label)=` waiting for the heading it names
+
+    # -- includes -------------------------------------------------------------------------------------------
+
+    def included(self, target: str, text: str | None, language: str | None = None) -> str:
+        """What an include shows: a Markdown file read as part of the page, anything else as a code block in
+        its language; nothing where the file could not be read."""
+        if text is None:
+            return ""
+        if Path(target).suffix.lower() in MARKDOWN and language is None:
+            outer, self.includes, lines = self.includes, self.includes.nested(target), self.lines
+            try:
+                self.lines = text.splitlines()
+                return self.blocks(SyntaxTreeNode(self.md.parse(text)).children)
+            finally:
+                self.includes, self.lines = outer, lines
+        return _fenced(language if language is not None else language_of(target), text + "\n")
+
+    def snippet_block(self, content: str) -> str:
+        """pymdownx.snippets' `--8<-- "path"`, or a block of paths between two `--8<--` lines."""
+        lines = [line.strip() for line in content.splitlines()]
+        targets = [line for line in lines[1:-1] if line and not line.startswith(";")] if len(lines) > 1 else []
+        if not targets:
+            found = SNIPPET.match(lines[0]) if lines else None
+            targets = [next((g for g in found.groups() if g), "")] if found else []
+        parts = []
+        for spec in filter(None, targets):
+            path, text = self.includes.snippet(spec.strip("\"'"))
+            parts.append(self.included(path, text))
+        return "\n\n".join(part for part in parts if part)
+
+    def declared_includes(self, node: SyntaxTreeNode) -> str | None:
+        """A paragraph whose every line is an include in the project's declared syntax, read in; None: not one."""
+        if not self.includes.patterns or not node.map:
+            return None
+        source = [line for line in self.lines[node.map[0] : node.map[1]] if line.strip()]
+        found = [self.includes.declared(line) for line in source]
+        if not source or any(item is None for item in found):
+            return None
+        return "\n\n".join(self.included(path, text) for path, text in filter(None, found) if text is not None)
+
+    def code_with_snippets(self, code: str) -> str:
+        """A code block's `--8<--` lines replaced by the lines they name (snippets runs before the page is
+        parsed, so a fence is where sites put them)."""
+        if not self.snippets or "--8<--" not in code:
+            return code
+        out = []
+        for line in code.splitlines():
+            found = SNIPPET.match(line)
+            target = next((g for g in found.groups() if g), None) if found else None
+            if target is None:
+                out.append(line)
+                continue
+            self.syntax.add("mkdocs")
+            _, text = self.includes.snippet(target)
+            if text is not None:
+                out.append(text)
+        return "\n".join(out) + ("\n" if code.endswith("\n") else "")
 
     # -- blocks ---------------------------------------------------------------------------------------------
 
     def top(self, nodes: list[SyntaxTreeNode]) -> Iterator[tuple[int, str]]:
-        """(source line, text) of each top-level block; footnotes go back where they were written."""
+        """(source line, text) of each top-level block; footnotes go back where they were written (a block
+        without a line, such as a snippet's, stays after the one before it)."""
+        line = 0
         for node in nodes:
             if node.type == "footnote_block":
                 for note in node.children:
@@ -184,8 +252,9 @@ class _Renderer:
                     yield line, f"[{note.meta.get('label', '')}]: " + self.blocks(note.children, "\n")
                 continue
             text = self.block(node)
+            line = node.map[0] if node.map else line
             if text.strip():
-                yield (node.map[0] if node.map else 10**9), text
+                yield line, text
 
     def blocks(self, nodes: list[SyntaxTreeNode], joiner: str = "\n\n") -> str:
         return joiner.join(text for text in (self.block(node) for node in nodes) if text.strip())
@@ -199,6 +268,10 @@ class _Renderer:
         if kind not in ("paragraph", "myst_target"):
             self.target = None  # an anchor names the heading right after it, or nothing
         if kind == "paragraph":
+            declared = self.declared_includes(node)
+            if declared is not None:
+                self.target = None
+                return declared
             text = self.inline(node.children[0]) if node.children else ""
             if block_id := _BLOCK_ID.match(text.strip()):  # `{#id}` alone: the anchor of what follows
                 self.syntax.add("mkdocs")
@@ -242,8 +315,7 @@ class _Renderer:
             identifier = node.content.splitlines()[0].removeprefix(":::").strip() if node.content else ""
             return f"API reference: `{identifier}`" if identifier else ""
         if kind == "pymd_snippet":
-            self.includes.append(self.inline(node.children[0]) if node.children else "")
-            return ""
+            return self.snippet_block(node.children[0].content if node.children else node.content)
         if kind in ("hr", "front_matter", "mkdocs_abbreviation", "myst_line_comment", "myst_block_break"):
             return ""
         return self.blocks(node.children) if node.children else node.content
@@ -271,7 +343,7 @@ class _Renderer:
             label = f"{title}:" if title else ""
         elif kind in ("html", "div", "span", "grid", "tab-set", "tabs"):
             label = ""
-        elif kind == "admonition" and title:
+        elif title and (kind == "admonition" or title.lower().startswith(kind)):  # `??? api "API Documentation"`
             label = f"{title}:"
         else:
             name = kind.replace("-", " ").replace("_", " ").capitalize()
@@ -285,7 +357,7 @@ class _Renderer:
     def fence(self, node: SyntaxTreeNode) -> str:
         info = node.info.strip()
         if not info.startswith("{"):
-            return _fenced(info.split()[0] if info else "", node.content)
+            return _fenced(info.split()[0] if info else "", self.code_with_snippets(node.content))
         self.syntax.add("myst")
         name, _, argument = _block_info(info)
         lines = node.content.splitlines()
@@ -294,14 +366,24 @@ class _Renderer:
         if name in _CODE_DIRECTIVES:
             return _fenced(argument.split()[0] if argument else "", content + "\n")
         if name in _INCLUDE_DIRECTIVES:
-            self.includes.append(f"{{{name}}} {argument}".strip() + "".join(f" {o}" for o in options))
-            return ""
+            return self.directive_include(name, argument.strip(), options)
         if name in ("toctree", "contents", "eval-rst", "raw", "only", "autosummary", "automodule"):
             return ""
         inner = SyntaxTreeNode(self.md.parse(content)).children
         if name in _PROSE_DIRECTIVES:
             return self.labelled(name, argument, inner)
         return self.blocks(inner)
+
+    def directive_include(self, name: str, target: str, options: list[str]) -> str:
+        """MyST's `{literalinclude}` (code) and `{include}` (Markdown), with their line options."""
+        values = {key.strip(":"): value.strip() for key, _, value in (o.partition(" ") for o in options)}
+        text = self.includes.read(target, line_ranges(values.get("lines", "")))
+        if text is not None and (values.get("start-after") or values.get("end-before")):
+            text = _between(text, values.get("start-after"), values.get("end-before"))
+        if name == "include" and not values.get("code") and not values.get("literal"):
+            return self.included(target, text)
+        language = values.get("language") or values.get("code") or language_of(target)
+        return self.included(target, text, language)
 
     def listing(self, node: SyntaxTreeNode) -> str:
         ordered = node.type == "ordered_list"
@@ -381,6 +463,14 @@ class _Renderer:
                 out.append(child.content)
         text = "".join(out)
         return text.strip() if plain else text
+
+
+def _between(text: str, after: str | None, before: str | None) -> str:
+    """The lines after the first holding `after` and before the next holding `before` (MyST's options)."""
+    lines = text.splitlines()
+    start = next((i + 1 for i, line in enumerate(lines) if after and after in line), 0)
+    end = next((i for i in range(start, len(lines)) if before and before in lines[i]), len(lines))
+    return "\n".join(lines[start:end])
 
 
 def _is_injection(info: str) -> bool:

@@ -10,6 +10,7 @@ import pytest
 
 from haygate.cli import main
 from haygate.gateway.loader import Loader
+from haygate.gateway.runtime import Gateway
 from haygate.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -142,3 +143,29 @@ def test_ingest_leaves_the_index_build_to_the_server_unless_told_to_wait(
     assert main(["ingest", "entities", str(changed), "--no-progress", "--wait"]) == 0
     with Loader(cli_settings) as loader:
         assert not loader.store("entities").needs_optimizing()
+
+
+def test_an_included_file_changed_reingests_its_pages_and_changelogs_stay_out_unless_asked(
+    cli_settings: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site = tmp_path / "site"
+    (site / "src").mkdir(parents=True)
+    (site / "src" / "retry.py").write_text("def retry(times=3):\n    return times\n")
+    (site / "retries.md").write_text('# Retries\n\nHow retrying works.\n\n```python\n--8<-- "src/retry.py"\n```\n')
+    (site / "other.md").write_text("# Other\n\nNothing about that.\n")
+    (site / "CHANGELOG.md").write_text("# Changelog\n\n## 1.1.0\n\n- Retries now back off exponentially.\n")
+    assert main(["ingest", "docs", str(site), "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "3 records read, 3 new or changed" in err and "1 includes read" in err and "1 changelog(s)" in err
+    (site / "src" / "retry.py").write_text("def retry(times=5, backoff=2.0):\n    return times\n")
+    assert main(["ingest", "docs", str(site), "--no-progress"]) == 0
+    assert "1 new or changed, 2 unchanged" in capsys.readouterr().err  # the page that shows the file
+    with Loader(cli_settings) as loader:
+        store = loader.store("docs")
+        [page] = store.filter_documents({"field": "meta.record_id", "operator": "==", "value": "file:retries.md"})
+        assert "def retry(times=5, backoff=2.0):" in (page.content or "")
+        gateway = Gateway.load(loader)
+        plain = gateway.call("search_docs", {"query": "retries back off exponentially"})
+        asked = gateway.call("search_docs", {"query": "retries back off exponentially", "changelogs": True})
+    assert [r["path"] for r in plain["results"]] == ["retries.md", "other.md"]  # the changelog left out
+    assert asked["results"][0]["path"] == "CHANGELOG.md" and plain["metadata"]["filters"] == {}

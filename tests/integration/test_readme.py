@@ -16,6 +16,7 @@ import json
 import os
 import re
 import runpy
+import shlex
 import shutil
 import socket
 import subprocess
@@ -366,6 +367,43 @@ def test_your_own_markdown(tmp_path: Path) -> None:
     results = json.loads(done.stdout[done.stdout.index("{") :])["results"]
     assert results[0]["section_path"] == "releases/friday-releases", results
     assert len({r["section_path"] for r in results}) == len(results) == 3
+
+
+def test_a_whole_site_is_read_as_its_yaml_says(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The guide's `files` and `markdown` YAML and its ingest command, on a site with a blog, snippets, a draft,
+    a changelog and an include in each syntax: what is read, what is included, what is counted."""
+    home = copy_project(tmp_path / "home")
+    collection = home / "configs" / "collections" / "docs.yaml"
+    collection.write_text(collection.read_text() + block("# appended to configs/collections/docs.yaml").text)
+    site = tmp_path / "site"
+    pages = {
+        "docs/guide.md": '# Guide\n\n{* src/app.py ln[1:2] hl[2] *}\n\n```python\n--8<-- "snippets/hello.py"\n```\n',
+        "docs/snippets/hello.py": "print('hello')\n",
+        "docs/snippets/note.md": "# A snippet page\n",
+        "docs/myst.md": "# MyST\n\n```{literalinclude} ../src/app.py\n:lines: 3\n```\n\n--8<-- \"gone.py\"\n",
+        "docs/CHANGELOG.md": "# Changelog\n\n## 1.0.0\n\n- First.\n",
+        "src/app.py": "import os\nimport sys\nprint(sys.argv)\n",
+        "blog/post.md": "# A post\n",
+        "drafts/wip.md": "# Not yet\n",
+    }
+    for name, text in pages.items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text(text)
+    [command] = commands(block("haygate ingest docs /path/to/site").text)
+    arguments = shlex.split(command.replace("/path/to/site", str(site)))[1:] + ["--no-progress"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HAYGATE_HOME", str(home))
+        patch.setenv("HAYGATE_DATA_DIR", str(tmp_path / "data"))
+        assert main(arguments) == 0
+    printed = capsys.readouterr().err
+    assert "docs: 3 records read, 3 new or changed" in printed, printed  # guide, myst, changelog
+    assert "3 includes read, 1 not found (in 1 file(s)), 1 changelog(s)" in printed, printed
+    assert f"include not found, left out: {site / 'docs' / 'myst.md'}:1: gone.py" in printed
+    with Loader(make_settings(tmp_path / "data", home=home)) as loader:
+        texts = {d.meta["path"]: d.content for d in loader.store("docs").filter_documents()}
+    assert "```python\nimport os\nimport sys\n```" in texts["docs/guide.md"]  # the declared syntax, ln[1:2]
+    assert "```python\nprint('hello')\n```" in texts["docs/guide.md"]  # a snippet in a fence, from `bases`
+    assert "```python\nprint(sys.argv)\n```" in texts["docs/myst.md"]
 
 
 @pytest.mark.slow

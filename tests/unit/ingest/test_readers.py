@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from haygate.ingest.readers import count_records, read_records
+from haygate.ingest.readers import ReadOptions, count_records, files_under, read_records
 
 
 def test_jsonl_bad_lines_are_named(tmp_path: Path) -> None:
@@ -36,12 +36,16 @@ def test_a_markdown_file_is_one_record_with_its_front_matter(tmp_path: Path) -> 
         "format": "markdown",
         "dialects": ["commonmark"],
         "anchors": [["Guide", "guide", False]],
+        "changelog": False,
+        "includes": [],
+        "missing_includes": [],
         "version": "2.0",
     }
     bare = tmp_path / "bare.md"
     bare.write_text("## First heading\nText.\n")
     [plain] = list(read_records(bare))
-    assert plain.data is not None and (plain.data["title"], plain.data["_id"]) == ("First heading", "file:bare.md")
+    # No level-1 heading: the page is titled by its name, as MkDocs titles it; its `##` names a section only.
+    assert plain.data is not None and (plain.data["title"], plain.data["_id"]) == ("Bare", "file:bare.md")
 
 
 def test_unreadable_inputs_are_records_with_errors(tmp_path: Path) -> None:
@@ -65,3 +69,67 @@ def test_a_folder_is_read_whole_each_markdown_file_named_by_its_path_inside_it(t
         "file:guides/install.md",
     ]  # hidden folders and unread suffixes left out
     assert {r.data["source"] for r in records if r.data} == {"handbook"} and count_records(docs) == 3
+
+
+def test_a_folder_takes_include_and_exclude_globs_as_gitignore_reads_them(tmp_path: Path) -> None:
+    docs = tmp_path / "site"
+    for name in ("docs/index.md", "docs/guide/a.md", "docs/changelog.md", "blog/post.md", "data.json"):
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text("# T\n\nx\n" if name.endswith(".md") else '{"_id": "1", "text": "x"}\n')
+    options = ReadOptions(include=("docs/**/*.md",), exclude=("changelog.md",))
+    assert [p.relative_to(docs).as_posix() for p in files_under(docs, options)] == ["docs/guide/a.md", "docs/index.md"]
+    assert count_records(docs, options) == 2
+    assert [p.name for p in files_under(docs, ReadOptions(exclude=("blog/",)))] == [
+        "data.json",
+        "changelog.md",
+        "a.md",
+        "index.md",
+    ]
+
+
+def test_includes_are_read_from_inside_the_folder_and_the_rest_counted(tmp_path: Path) -> None:
+    """pymdownx.snippets (a line, a fence's line, a section), MyST's literalinclude and a declared syntax with
+    a line range; a path outside the folder or absent is left out and counted, never read."""
+    site = tmp_path / "site"
+    (site / "docs" / "sub").mkdir(parents=True)
+    (site / "src").mkdir()
+    (site / "src" / "app.py").write_text(
+        "import os\n\n\ndef main():\n    # --8<-- [start:body]\n    print('hi')\n    # --8<-- [end:body]\n"
+    )
+    (site / "docs" / "sub" / "part.md").write_text("Part text, included.\n")
+    (tmp_path / "secret.py").write_text("TOKEN = 'never read'\n")
+    (site / "docs" / "page.md").write_text(
+        "# Page\n\n"
+        '--8<-- "sub/part.md"\n\n'
+        '```python\n--8<-- "src/app.py:4:4"\n```\n\n'
+        '--8<-- "src/app.py:body"\n\n'
+        "```{literalinclude} ../src/app.py\n:lines: 1\n```\n\n"
+        "{* ../src/app.py ln[4:6] hl[5] *}\n\n"
+        '--8<-- "../../secret.py"\n\n'
+        '--8<-- "nowhere.py"\n'
+    )
+    options = ReadOptions(include_patterns=(r"\{\*\s*(?P<path>\S+)(?:.*?ln\[(?P<lines>[^\]]*)\])?.*\*\}",))
+    pages = {r.data["path"]: r for r in read_records(site, options) if r.data}
+    assert sorted(pages) == ["docs/page.md", "docs/sub/part.md"]  # an included page is a page too (exclude it)
+    record = pages["docs/page.md"]
+    assert record.data is not None
+    text = record.data["text"]
+    assert "Part text, included." in text
+    assert "```python\ndef main():\n```" in text  # a fence's snippet line, lines 4 to 4
+    assert "```python\n    print('hi')\n```" in text and "[start:body]" not in text  # a snippet section
+    assert "```python\nimport os\n```" in text  # literalinclude's :lines:
+    assert "```python\ndef main():\n    print('hi')\n```" in text  # the declared syntax's ln[4:6], marks dropped
+    assert "never read" not in text and "--8<--" not in text and "{*" not in text
+    assert record.data["includes"] == ["docs/sub/part.md", "src/app.py", "src/app.py", "src/app.py", "src/app.py"]
+    assert record.data["missing_includes"] == ["../../secret.py", "nowhere.py"]
+
+
+def test_a_changelog_is_known_by_its_name_or_its_headings(tmp_path: Path) -> None:
+    (tmp_path / "HISTORY.md").write_text("# History\n\nAll changes.\n")
+    (tmp_path / "notes.md").write_text(
+        "# Notes\n\n## v2.1.0 (2025-03-01)\n\nx\n\n## 2.0.0\n\ny\n\n## Unreleased\n\nz\n"
+    )
+    (tmp_path / "guide.md").write_text("# Guide\n\n## Install\n\nx\n\n## 2.0 migration\n\ny\n\n## Usage\n\nz\n")
+    (tmp_path / "said.md").write_text("---\nchangelog: true\n---\n# Anything\n")
+    flags = {r.data["path"]: r.data["changelog"] for r in read_records(tmp_path) if r.data}
+    assert flags == {"HISTORY.md": True, "guide.md": False, "notes.md": True, "said.md": True}

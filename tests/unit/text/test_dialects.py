@@ -153,7 +153,7 @@ def test_myst_directives_roles_and_targets() -> None:
     assert "Warning: Mind this\n\nBody of the warning." in page.body
     assert "```python\nprint(1)\n```" in page.body and ":caption:" not in page.body
     assert "Tip: Colon fence tip." in page.body
-    assert page.includes == ["{literalinclude} ../src/app.py :lines: 3-5"]
+    assert page.missing == ["../src/app.py"] and page.included == []  # no folder to read it from
     assert "a comment" not in page.body and "{note}" not in page.body
 
 
