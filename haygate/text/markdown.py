@@ -2,6 +2,7 @@
 (paragraphs, fenced code, tables) and as windows of them that fit a model. Splitting at headings happens in
 the indexing pipeline (Haystack's `MarkdownHeaderSplitter`), where it is visible and configurable."""
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -173,17 +174,46 @@ def _sentences(text: str, budget: int, count: Callable[[str], int]) -> list[str]
 def _packed(
     items: list[str], budget: int, count: Callable[[str], int], header: str = "", joiner: str = "\n"
 ) -> list[str]:
-    """Consecutive items joined into windows of at most `budget` tokens (`header` starting each window)."""
-    windows: list[str] = []
-    current: list[str] = []
+    """Consecutive items joined into windows of at most `budget` tokens (`header` starting each window), as
+    even as they can be: as many windows as filling each in turn makes, cut where each holds about its share,
+    so no window is a last sentence left over from the one before it."""
+    kept = [item for item in items if item]
+    if not kept:
+        return []
+    sizes = [count(item) + 1 for item in kept]
+    starts = _cuts(sizes, budget)
+    if len(starts) > 1:
+        starts = _even(sizes, len(starts), budget) or starts
+    ends = [*starts[1:], len(kept)]
+    lead = [header] if header else []
+    return [joiner.join([*lead, *kept[start:end]]) for start, end in zip(starts, ends, strict=True)]
+
+
+def _even(sizes: list[int], windows: int, budget: int) -> list[int] | None:
+    """Where `windows` windows start when each is cut at the boundary nearest its share of the whole; None when
+    one of them would then exceed `budget` (and hold more than one item)."""
+    bounds = list(itertools.accumulate(sizes, initial=0))  # bounds[i]: the size of items[:i]
+    starts = [0]
+    for window in range(1, windows):
+        share = bounds[-1] * window / windows
+        first, last = starts[-1] + 1, len(sizes) - (windows - window)
+        if first > last:
+            return None
+        starts.append(min(range(first, last + 1), key=lambda b: abs(bounds[b] - share)))
+    ends = [*starts[1:], len(sizes)]
+    if any(bounds[end] - bounds[start] > budget and end - start > 1 for start, end in zip(starts, ends, strict=True)):
+        return None
+    return starts
+
+
+def _cuts(sizes: list[int], limit: int) -> list[int]:
+    """Where each window starts when consecutive items fill windows of at most `limit` (an item larger than
+    `limit` stands alone)."""
+    starts: list[int] = []
     used = 0
-    for item in (i for i in items if i):
-        size = count(item) + 1
-        if current and used + size > budget:
-            windows.append(joiner.join([*([header] if header else []), *current]))
-            current, used = [], 0
-        current.append(item)
+    for index, size in enumerate(sizes):
+        if not starts or used + size > limit:
+            starts.append(index)
+            used = 0
         used += size
-    if current:
-        windows.append(joiner.join([*([header] if header else []), *current]))
-    return windows
+    return starts

@@ -103,6 +103,17 @@ def test_prose_is_cut_between_sentences_and_nothing_is_repeated_or_lost() -> Non
     assert code in cut[-1]  # code is never glued into a paragraph's sentence
 
 
+def test_no_window_is_a_sentence_left_over() -> None:
+    """Filled in turn, 9 sentences of 6 words in windows of 30 words are cut 4, 4 and a last one alone; cut
+    at their shares, the three windows hold 3 each."""
+    from haygate.text.markdown import pieces
+
+    text = " ".join(f"Sentence number {n} is here now." for n in range(9))
+    cut = pieces(text, 30, words)
+    assert [p.count("Sentence") for p in cut] == [3, 3, 3], cut
+    assert " ".join(cut) == text
+
+
 def test_a_table_whose_header_is_empty_keeps_its_rows_alone() -> None:
     from haygate.text.markdown import clean
 
