@@ -390,7 +390,7 @@ def test_a_whole_site_is_read_as_its_yaml_says(tmp_path: Path, capsys: pytest.Ca
         (site / name).parent.mkdir(parents=True, exist_ok=True)
         (site / name).write_text(text)
     [command] = commands(block("haygate ingest docs /path/to/site").text)
-    arguments = shlex.split(command.replace("/path/to/site", str(site)))[1:] + ["--no-progress"]
+    arguments = [*shlex.split(command.replace("/path/to/site", str(site)))[1:], "--no-progress"]
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HAYGATE_HOME", str(home))
         patch.setenv("HAYGATE_DATA_DIR", str(tmp_path / "data"))
