@@ -229,6 +229,21 @@ def _check_judged_ids(corpus: CorpusIds, judged: JudgedToolSet, collection: str,
     """A judged id that names no record or section is a broken judged set (or the wrong corpus): refused
     before any call, with the closest real ids."""
     judged_ids = {doc for docs in judged.dataset.qrels.values() for doc in docs}
+    earlier = {old: new for old in judged_ids if not corpus.names(old) and (new := corpus.current(old))}
+    if earlier:  # ids an earlier version wrote (a heading's attribute list in them): graded as the section now
+        for docs in judged.dataset.qrels.values():
+            for old in [doc for doc in docs if doc in earlier]:
+                docs[earlier[old]] = max(docs.pop(old), docs.get(earlier[old], 0))
+        old, new = next(iter(sorted(earlier.items())))
+        logger.warning(
+            "%s: %d judged id(s) written by an earlier haygate name their sections by an id those have no more; "
+            "each is graded as the section's id now (e.g. %r -> %r). Save the set again to write the new ids.",
+            judged.dataset.root,
+            len(earlier),
+            old,
+            new,
+        )
+        judged_ids = {doc for docs in judged.dataset.qrels.values() for doc in docs}
     unknown = corpus.unknown(judged_ids)
     if unknown:
         where = f"{judged.dataset.root} ({what})"

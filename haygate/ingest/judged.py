@@ -15,8 +15,9 @@ is refused, with the closest real ids, before any indexing.
 import difflib
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,8 @@ from haygate.ingest.mapping import RECORD_ID
 LEVELS = ("record", "section")  # what a judge grades: a whole record, or one section of it
 RECORD_FIELD = f"meta.{RECORD_ID}"
 CLOSEST = 3  # real ids suggested for a judged id that names nothing
+_ATTRIBUTE_LIST = re.compile(r"\s*\{:?\s*[#.][^{}]*\}")  # `{ #id .class }` written after a heading
+_ATTRIBUTE_ANCHOR = re.compile(r"\{:?\s*#([\w.:-]+)[^{}]*\}")
 
 
 def ancestors(document_id: str, record_id: Any = None) -> list[str]:
@@ -68,11 +71,23 @@ class CorpusIds:
     records: frozenset[str]
     documents: frozenset[str]
     record_of_document: Mapping[str, str]  # a document's record
+    # A section named by its author's anchor (`file:a.md#request-files`), by the id its heading path gives
+    # (`file:a.md#Files/Request Files`), which an earlier version wrote: judged sets may name it so.
+    by_heading_path: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def of_documents(cls, documents: Iterable[Document]) -> "CorpusIds":
-        parents = {d.id: str(d.meta[RECORD_ID]) for d in documents if d.meta.get(RECORD_ID) is not None}
-        return cls(frozenset(parents.values()), frozenset(parents), parents)
+        parents: dict[str, str] = {}
+        by_path: dict[str, str] = {}
+        for document in documents:
+            if document.meta.get(RECORD_ID) is None:
+                continue
+            parents[document.id] = record = str(document.meta[RECORD_ID])
+            path = document.meta.get("heading_path")
+            section = record_of(document.id)
+            if isinstance(path, list) and path and (heading := f"{record}#{'/'.join(map(str, path))}") != section:
+                by_path.setdefault(heading, section)
+        return cls(frozenset(parents.values()), frozenset(parents), parents, by_path)
 
     @classmethod
     def read(cls, path: Path) -> "CorpusIds | None":
@@ -84,17 +99,18 @@ class CorpusIds:
             return None
         if not isinstance(kept, dict) or kept.get("haygate") != __version__:
             return None
-        parents = kept.get("record_of_document")
-        if not isinstance(parents, dict):
+        parents, by_path = kept.get("record_of_document"), kept.get("by_heading_path", {})
+        if not isinstance(parents, dict) or not isinstance(by_path, dict):
             return None
-        return cls(frozenset(parents.values()), frozenset(parents), parents)
+        return cls(frozenset(parents.values()), frozenset(parents), parents, by_path)
 
     def write(self, path: Path) -> None:
         """Keep these ids at `path` (whole or not at all: written aside, then moved in)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         aside = path.with_name(f".{path.name}.{os.getpid()}")
         try:
-            aside.write_text(json.dumps({"haygate": __version__, "record_of_document": dict(self.record_of_document)}))
+            kept = {"record_of_document": dict(self.record_of_document), "by_heading_path": dict(self.by_heading_path)}
+            aside.write_text(json.dumps({"haygate": __version__, **kept}))
             os.replace(aside, path)
         except OSError:
             aside.unlink(missing_ok=True)  # a full disk leaves no torn file behind
@@ -102,7 +118,7 @@ class CorpusIds:
 
     @classmethod
     def of_store(cls, store: HybridDocumentStore) -> "CorpusIds":
-        return cls.of_documents(store.meta_by_filter(None, fields=[RECORD_FIELD]))
+        return cls.of_documents(store.meta_by_filter(None, fields=[RECORD_FIELD, "meta.heading_path"]))
 
     @property
     def sections(self) -> frozenset[str]:
@@ -118,6 +134,22 @@ class CorpusIds:
             return {}
         candidates = sorted(self.records | self.sections)
         return {i: difflib.get_close_matches(i, candidates, n=CLOSEST, cutoff=0.5) for i in missing}
+
+    def current(self, judged_id: str) -> str | None:
+        """The id a section has now that an earlier version named `judged_id`, or None: the same heading with
+        its attribute list (`Request Files { #request-files }`) written into the id, or its heading path
+        where the author's anchor names it now."""
+        record, _, fragment = judged_id.partition("#")
+        if not fragment or record not in self.records:
+            return None
+        anchors = _ATTRIBUTE_ANCHOR.findall(fragment)
+        cleaned = "/".join(" ".join(_ATTRIBUTE_LIST.sub(" ", part).split()) for part in fragment.split("/"))
+        for candidate in ([f"{record}#{anchors[-1]}"] if anchors else []) + [f"{record}#{cleaned}"]:
+            if candidate != judged_id and candidate in self.sections:
+                return candidate
+            if candidate in self.by_heading_path:
+                return self.by_heading_path[candidate]
+        return None
 
     def examples(self) -> dict[str, str]:
         """An id of each level, to show what ids look like here."""

@@ -92,3 +92,39 @@ def test_judged_set_specs_are_checked_before_anything_runs(tmp_path: Path) -> No
     (folder / "eval.yaml").unlink()
     with pytest.raises(DatasetError, match=r"eval\.yaml: missing"):
         load_judged_set(folder)
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_ids_an_earlier_version_wrote_are_graded_as_the_sections_ids_now(
+    data_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A set judged when a heading's attribute list was part of its id (`Request Files { #request-files }`) is
+    evaluated as judged: each old id counts as its section's id now, and a warning counts them."""
+    judged = tmp_path / "uploads"
+    (judged / "pages").mkdir(parents=True)
+    (judged / "pages" / "files.md").write_text(
+        "# Upload { #upload }\n\nUploading files.\n\n## Request Files { #request-files }\n\n"
+        "Declare a parameter of type UploadFile to receive a multipart file upload.\n\n"
+        "## Size limits\n\nA request body larger than the limit is refused with status 413.\n"
+    )
+    (judged / "eval.yaml").write_text("tool: search_docs\ncorpus: pages\narguments: {query: '{query}'}\n")
+    (judged / "queries.jsonl").write_text(
+        '{"_id": "q1", "text": "receive an uploaded file in a multipart request"}\n'
+        '{"_id": "q2", "text": "what happens when the body is too large"}\n'
+    )
+    (judged / "qrels").mkdir()
+    (judged / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n"
+        "q1\tfile:files.md#Upload { #upload }/Request Files { #request-files }\t2\n"
+        "q2\tfile:files.md#Upload { #upload }/Size limits\t2\n"
+    )
+    out = tmp_path / "out"
+    assert main(["eval", "--judged", str(judged), "--out", str(out), "--no-progress"]) == 0
+    assert "2 judged id(s) written by an earlier haygate" in caplog.text
+    assert (
+        "'file:files.md#Upload { #upload }/Request Files { #request-files }' -> 'file:files.md#request-files'"
+        in caplog.text
+    )
+    [variant] = json.loads((out / "report.json").read_text())["variants"]
+    assert variant["metrics"]["recall@10"] == 1.0, variant  # each old id found, as the section it names now

@@ -46,6 +46,30 @@ def test_an_unknown_judged_id_gets_the_closest_real_ones() -> None:
     assert corpus.examples() == {"record": "file:faq.md", "section": "file:faq.md#FAQ"}
 
 
+def test_an_id_an_earlier_version_wrote_is_mapped_to_the_sections_id_now() -> None:
+    """Earlier ids kept a heading's attribute list (`Request Files { #request-files }`) and named every section
+    by its heading path; an author's anchor names it now."""
+    page = "file:tutorial/request-files.md"
+    corpus = CorpusIds.of_documents(
+        [
+            Document(
+                id=f"{page}#request-files",
+                content="a",
+                meta={"record_id": page, "heading_path": ["Upload", "Request Files"]},
+            ),
+            Document(
+                id=f"{page}#Upload/Sizes#chunk1",
+                content="b",
+                meta={"record_id": page, "heading_path": ["Upload", "Sizes"]},
+            ),
+        ]
+    )
+    assert corpus.current(f"{page}#Upload {{ #upload }}/Request Files {{ #request-files }}") == f"{page}#request-files"
+    assert corpus.current(f"{page}#Upload/Request Files") == f"{page}#request-files"  # by its heading path
+    assert corpus.current(f"{page}#Upload {{ #upload .big }}/Sizes") == f"{page}#Upload/Sizes"
+    assert corpus.current(f"{page}#Upload/Weights") is None and corpus.current("file:other.md#Upload/Sizes") is None
+
+
 def test_planned_ids_are_kept_whole_and_read_back_only_as_kept(tmp_path: Path) -> None:
     """`haygate eval` keeps a corpus's planned ids between runs: read back as written; anything else (nothing,
     a torn or foreign file, another haygate's) reads as nothing kept, so the corpus is planned again."""
