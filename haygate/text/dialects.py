@@ -89,6 +89,7 @@ _ADMONITIONS = frozenset(
     ["note", "tip", "info", "caution", "danger", "warning", "important", "success", "secondary", "hint"]
 )
 _BLOCK_ID = re.compile(r"^\{:?\s*#([\w.:-]+)\s*\}$")  # a paragraph that is only an anchor, `{#id}`
+_ATTRIBUTE_LINE = re.compile(r"^[ \t]*\{:?[ \t]*#[\w.:-]+[^{}\n]*\}[ \t]*(?:\n|$)", re.MULTILINE)
 _BLOCK_INFO = re.compile(r"^\s*\{?([\w-]+)\}?(?:\[([^\]]*)\])?\s*(?:\|\s*)?(.*?)\s*$")
 
 
@@ -278,6 +279,9 @@ class _Renderer:
                 self.target = block_id.group(1)
                 return ""
             self.target = None
+            if _ATTRIBUTE_LINE.search(text):  # `{#id}` on a line of its own in a list item: its anchor, unread
+                self.syntax.add("mkdocs")
+                text = _ATTRIBUTE_LINE.sub("", text).strip()
             if all(_MDX_STATEMENT.match(line) for line in text.splitlines()) and text.strip():
                 self.syntax.add("docusaurus")
                 return ""

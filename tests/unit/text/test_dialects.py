@@ -201,3 +201,9 @@ def test_an_anchor_on_its_own_line_names_the_heading_after_it_and_api_injections
     assert page.body == "## Numbers\n\nText.\n\n### Integers\n\nAPI reference: `pydantic.BaseModel`\n"
     assert read("::: tip\nA tip.\n:::\n").body == "Tip: A tip.\n"  # a spaced admonition stays one
     assert read("::: pydantic_core\n").body == "API reference: `pydantic_core`\n"
+
+
+def test_an_attribute_list_on_a_line_of_its_own_in_a_list_item_is_its_anchor_not_its_text() -> None:
+    """Pydantic's `* ***Plain* serializers**: ...` item, followed by `{#model-plain-serializer}` and code."""
+    page = read("* **Plain** serializers: are called.\n  {#model-plain-serializer}\n\n    ```python\n    x = 1\n    ```\n")
+    assert "{#" not in page.body and "**Plain** serializers: are called." in page.body and "x = 1" in page.body
