@@ -205,5 +205,7 @@ def test_an_anchor_on_its_own_line_names_the_heading_after_it_and_api_injections
 
 def test_an_attribute_list_on_a_line_of_its_own_in_a_list_item_is_its_anchor_not_its_text() -> None:
     """Pydantic's `* ***Plain* serializers**: ...` item, followed by `{#model-plain-serializer}` and code."""
-    page = read("* **Plain** serializers: are called.\n  {#model-plain-serializer}\n\n    ```python\n    x = 1\n    ```\n")
+    page = read(
+        "* **Plain** serializers: are called.\n  {#model-plain-serializer}\n\n    ```python\n    x = 1\n    ```\n"
+    )
     assert "{#" not in page.body and "**Plain** serializers: are called." in page.body and "x = 1" in page.body
