@@ -39,7 +39,13 @@ CODE = re.compile(r"^(`{3,}|~{3,}).*?^\1\s*$", re.MULTILINE | re.DOTALL)
 def study(corpus: Path) -> dict[str, Any]:
     """The figures of one folder."""
     with tempfile.TemporaryDirectory() as data:
-        values = {"qdrant_url": None, "qdrant_api_key": None, "token": None, "tier": "public", "project_id": "default"}
+        values: dict[str, Any] = {
+            "qdrant_url": None,
+            "qdrant_api_key": None,
+            "token": None,
+            "tier": "public",
+            "project_id": "default",
+        }
         with Loader(Settings(home=PROJECT, data_dir=Path(data), **values)) as loader:
             schema = loader.schema("docs")
             options = schema.read_options() if hasattr(schema, "read_options") else None
