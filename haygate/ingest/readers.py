@@ -175,6 +175,11 @@ def parse_markdown(
     from haygate.text import changelog, dialects  # markdown-it and its plugins: when a file is read, not at start
 
     page = dialects.read(body, options.dialect, includes)  # type: ignore[arg-type]  # ReadOptions checked it
+    if not page.body.strip() and page.missing:
+        targets = ", ".join(page.missing)
+        reason = f"nothing to index: the page is only include(s) that could not be read ({targets}: absent, or "
+        yield SourceRecord(file, line, None, reason + "outside the folder ingested; ingest the folder that holds them)")
+        return
     title = str(front.get("title") or front.get("sidebar_label") or page_title(page.headings, name))
     data: dict[str, Any] = {
         "_id": f"{front.get('source', 'file')}:{name}",

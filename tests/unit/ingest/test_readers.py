@@ -133,3 +133,11 @@ def test_a_changelog_is_known_by_its_name_or_its_headings(tmp_path: Path) -> Non
     (tmp_path / "said.md").write_text("---\nchangelog: true\n---\n# Anything\n")
     flags = {r.data["path"]: r.data["changelog"] for r in read_records(tmp_path) if r.data}
     assert flags == {"HISTORY.md": True, "guide.md": False, "notes.md": True, "said.md": True}
+
+
+def test_a_page_that_is_only_an_include_not_found_says_so(tmp_path: Path) -> None:
+    """MyST-Parser's `develop/_changelog.md` is one `{include}` of a file above its docs folder."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "_changelog.md").write_text("```{include} ../../CHANGELOG.md\n```\n")
+    [record] = list(read_records(tmp_path / "docs"))
+    assert record.data is None and "only include(s) that could not be read (../../CHANGELOG.md" in (record.error or "")
