@@ -25,8 +25,9 @@ stemmed), `phrase` (the words in order) and `prefix` (a keyword starting with th
 say `at_least: k`: k of its conditions must hold (Qdrant's `min_should`), not just one.
 """
 
+import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
@@ -38,7 +39,7 @@ COMPARISON_OPERATORS = ("==", "!=", ">", ">=", "<", "<=", "in", "not in", *TEXT_
 RANGE_KEYS = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte"}
 
 Condition = TypeVar("Condition")
-IdResolver = Callable[[str, Callable[[Any], bool]], set[Any]]
+IdResolver = Callable[[str, Callable[[Any], bool], Hashable], set[Any]]  # field, test, a key naming the test
 """`(field, holds) -> point ids` whose payload value at `field` satisfies `holds` (None where it is missing)."""
 
 
@@ -169,7 +170,8 @@ class FilterConverter(ABC, Generic[Condition]):
         if isinstance(value, str | int):
             return self.match_value(field, value)
         if isinstance(value, list | dict):  # that exact value: Qdrant would match a list by its elements
-            return self.has_ids(self._ids(field, lambda stored: stored == value))
+            key = ("equals", json.dumps(value, sort_keys=True, default=str))
+            return self.has_ids(self._ids(field, lambda stored: stored == value, key))
         msg = (
             f"'==' on '{field}' needs a string, number, boolean, date, list, object or null, got {type(value).__name__}"
         )
@@ -202,12 +204,12 @@ class FilterConverter(ABC, Generic[Condition]):
         msg = f"'{operator}' on '{field}' needs a number or an ISO date, got {type(value).__name__}"
         raise FilterError(msg, {"field": field, "operator": operator})
 
-    def _ids(self, field: str, holds: Callable[[Any], bool]) -> set[Any]:
-        """The points whose `field` satisfies `holds`, from the store's scan."""
+    def _ids(self, field: str, holds: Callable[[Any], bool], key: Hashable) -> set[Any]:
+        """The points whose `field` satisfies `holds` (`key` names the test, so a store may keep the scan)."""
         if self.ids_where is None:
             msg = f"this filter on '{field}' needs the store to scan it; filter through the store"
             raise FilterError(msg, {"field": field})
-        return self.ids_where(field, holds)
+        return self.ids_where(field, holds, key)
 
     def nothing(self) -> Any:
         """A condition no document satisfies."""

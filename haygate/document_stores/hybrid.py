@@ -798,8 +798,9 @@ class HybridDocumentStore(ABC):
         """Apply each change if its point's revision is the change's, each atomically, in order."""
 
     @abstractmethod
-    def _ids_where(self, field: str, holds: Callable[[Any], bool]) -> set[Any]:
-        """The point ids whose payload value at `field` satisfies `holds`: the filters' `IdResolver`."""
+    def _ids_where(self, field: str, holds: Callable[[Any], bool], key: Hashable) -> set[Any]:
+        """The point ids whose payload value at `field` satisfies `holds` (the test `key` names, so the answer
+        may be kept): the filters' `IdResolver`."""
 
     @abstractmethod
     def _make_durable(self) -> None:

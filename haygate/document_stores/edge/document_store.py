@@ -23,7 +23,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -138,8 +138,14 @@ class _OpenShard:
     writes: int = 0  # changes since it opened: a copy built aside is stale once this moves on
     pending: set[str] | None = None  # the ids `PENDING` holds (None: not read yet)
     building: threading.Lock = field(default_factory=threading.Lock)  # one build of a shard at a time
+    changes: int = 0  # moves at the start and at the end of every change to the points
+    scans: dict[tuple[str, Hashable], set[Any]] = field(default_factory=dict)  # `_ids_where`'s, until a change
 
 
+# The actions that change a shard's points (`_edge`): each forgets the scans kept.
+_CHANGES = frozenset(
+    ["writing", "deleting", "updating", "restoring points", "recreating the shard", "swapping in the built shard"]
+)
 PENDING = "haygate-pending.json"  # in the shard: the ids of points written by batches that did not end
 BUILDING = ".building"  # in the data dir: copies of shards whose indexes another process builds
 
@@ -340,7 +346,11 @@ class EdgeDocumentStore(HybridDocumentStore):
 
     @contextmanager
     def _edge(self, action: str) -> Iterator[None]:
-        """Edge's storage errors as operator errors (`faults.translate`); our own errors pass through."""
+        """Edge's storage errors as operator errors (`faults.translate`); our own errors pass through. A change
+        to the points forgets the scans kept (`_ids_where`) as it starts and as it ends."""
+        changing = action in _CHANGES
+        if changing:
+            self._forget_scans()
         try:
             yield
         except HaygateError:
@@ -350,6 +360,15 @@ class EdgeDocumentStore(HybridDocumentStore):
             if translated is error:
                 raise
             raise translated from error
+        finally:
+            if changing:
+                self._forget_scans()
+
+    def _forget_scans(self) -> None:
+        open_shard = self._pool.get(self.path)
+        if open_shard is not None:
+            open_shard.changes += 1
+            open_shard.scans.clear()
 
     def manifest(self) -> dict[str, Any] | None:
         """What the last durable write left beside the shard: points, whether it was clean, and when."""
@@ -813,11 +832,17 @@ class EdgeDocumentStore(HybridDocumentStore):
     def _filter(self, filters: dict[str, Any] | None) -> qe.Filter | None:
         return convert_filters(filters, self._ids_where)
 
-    def _ids_where(self, field: str, holds: Callable[[Any], bool]) -> set[Any]:
-        """Point ids whose `field` satisfies `holds`: booleans (see `EdgeFilterConverter`), whole lists."""
+    def _ids_where(self, field: str, holds: Callable[[Any], bool], key: Hashable) -> set[Any]:
+        """Point ids whose `field` satisfies `holds` (the condition `key` names): booleans (see
+        `EdgeFilterConverter`), whole lists. One scan of the shard, kept until its points next change: a
+        tool's switch on a boolean (search_docs' `changelogs`) scans once, not on every call."""
         ids: set[Any] = set()
         if not self._readable():
             return ids
+        open_shard = self._open_shard
+        seen = open_shard.changes
+        if (kept := open_shard.scans.get((field, key))) is not None:
+            return kept
         offset: Any = None
         while True:
             with self._edge("reading"):
@@ -826,7 +851,10 @@ class EdgeDocumentStore(HybridDocumentStore):
                 )
             ids.update(record.id for record in records if holds(value_at(record.payload or {}, field)))
             if offset is None:
-                return ids
+                break
+        if open_shard.changes == seen:  # no change began or ended while it scanned
+            open_shard.scans[(field, key)] = ids
+        return ids
 
     def get_documents_by_id(self, ids: list[str]) -> list[Document]:
         with self._lock.reading():

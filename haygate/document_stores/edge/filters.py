@@ -45,7 +45,7 @@ class EdgeFilterConverter(FilterConverter[qe.Filter]):
         def holds(stored: Any) -> bool:
             return stored is value or (isinstance(stored, list) and any(item is value for item in stored))
 
-        return self.has_ids(self._ids(field, holds))
+        return self.has_ids(self._ids(field, holds, ("bool", value)))
 
     def has_ids(self, ids: set[Any]) -> Any:
         return qe.HasIdCondition(ids)

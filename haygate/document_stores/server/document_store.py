@@ -9,7 +9,7 @@ mode, which speaks the same API (tests use it).
 import dataclasses
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
@@ -255,7 +255,7 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
     def _filter(self, filters: dict[str, Any] | None) -> rest.Filter | None:
         return convert_filters(filters, self._ids_where)
 
-    def _ids_where(self, field: str, holds: Callable[[Any], bool]) -> set[Any]:
+    def _ids_where(self, field: str, holds: Callable[[Any], bool], key: Hashable) -> set[Any]:
         """Point ids whose `field` satisfies `holds` (whole lists and objects, which Qdrant matches by element)."""
         ids: set[Any] = set()
         if not self.exists():

@@ -257,3 +257,22 @@ def test_pages_hold_every_document_once_and_follow_the_filter(store: HybridDocum
     assert sorted(seen) == [d.id for d in DOCS] and pages == 3
     english, cursor = store.page(10, filters={"field": "meta.lang", "operator": "==", "value": "en"})
     assert sorted(d.id for d in english) == ["a", "c"] and cursor is None
+
+
+def test_a_boolean_filters_scan_is_kept_until_the_points_change(tmp_path: Path) -> None:
+    """Edge reads a boolean condition from one scan of the shard (`EdgeFilterConverter`): kept, so a tool's
+    switch (search_docs' `changelogs`) costs one scan, not one per call; any write, delete or update drops it."""
+    store = EdgeDocumentStore("flags", str(tmp_path), embedding_dim=3)
+    flagged = {"field": "meta.changelog", "operator": "!=", "value": True}
+    store.write_documents([Document(id=f"d{i}", content="x", meta={"changelog": i == 0}) for i in range(3)])
+    assert sorted(d.id for d in store.filter_documents(flagged)) == ["d1", "d2"]
+    kept = store._open_shard.scans  # noqa: SLF001  (the store's own cache, looked at)
+    assert list(kept) == [("meta.changelog", ("bool", True))]
+    assert store.filter_documents(flagged) and kept  # read again: the scan kept
+    store.write_documents([Document(id="d3", content="x", meta={"changelog": True})])
+    assert not kept and sorted(d.id for d in store.filter_documents(flagged)) == ["d1", "d2"]
+    store.update_by_filter({"field": "id", "operator": "==", "value": "d1"}, {"changelog": True})
+    assert [d.id for d in store.filter_documents(flagged)] == ["d2"]
+    store.delete_documents(["d2"])
+    assert store.filter_documents(flagged) == []
+    store.close()
