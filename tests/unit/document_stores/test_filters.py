@@ -266,7 +266,7 @@ def test_a_boolean_filters_scan_is_kept_until_the_points_change(tmp_path: Path) 
     flagged = {"field": "meta.changelog", "operator": "!=", "value": True}
     store.write_documents([Document(id=f"d{i}", content="x", meta={"changelog": i == 0}) for i in range(3)])
     assert sorted(d.id for d in store.filter_documents(flagged)) == ["d1", "d2"]
-    kept = store._open_shard.scans  # noqa: SLF001  (the store's own cache, looked at)
+    kept = store._open_shard.scans  # the store's own cache, looked at
     assert list(kept) == [("meta.changelog", ("bool", True))]
     assert store.filter_documents(flagged) and kept  # read again: the scan kept
     store.write_documents([Document(id="d3", content="x", meta={"changelog": True})])
