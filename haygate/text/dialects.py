@@ -88,7 +88,8 @@ _INJECTION = re.compile(r"^\s+([\w.-]+)\s*$")  # mkdocstrings' `::: package.modu
 _ADMONITIONS = frozenset(
     ["note", "tip", "info", "caution", "danger", "warning", "important", "success", "secondary", "hint"]
 )
-_BLOCK_ID = re.compile(r"^\{:?\s*#([\w.:-]+)\s*\}$")  # a paragraph that is only an anchor, `{#id}`
+_BLOCK_ID = re.compile(r"^(?:\[\]\(\))?\{:?\s*#([\w.:-]+)\s*\}$")  # a paragraph that is only an anchor
+_UNRESOLVED_REFERENCE = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])+)\]\[[^\]\n]*\]")  # `[text][ref]`, never defined
 _ATTRIBUTE_LINE = re.compile(r"^[ \t]*\{:?[ \t]*#[\w.:-]+[^{}\n]*\}[ \t]*(?:\n|$)", re.MULTILINE)
 _BLOCK_INFO = re.compile(r"^\s*\{?([\w-]+)\}?(?:\[([^\]]*)\])?\s*(?:\|\s*)?(.*?)\s*$")
 
@@ -274,9 +275,9 @@ class _Renderer:
                 self.target = None
                 return declared
             text = self.inline(node.children[0]) if node.children else ""
-            if block_id := _BLOCK_ID.match(text.strip()):  # `{#id}` alone: the anchor of what follows
-                self.syntax.add("mkdocs")
-                self.target = block_id.group(1)
+            if _BLOCK_ID.match(text.strip()):  # `{#id}` or `[](){#id}` alone: an extra anchor (an old name, most
+                self.syntax.add("mkdocs")  # often), not the heading's own, which keeps its slug
+                self.target = None
                 return ""
             self.target = None
             if _ATTRIBUTE_LINE.search(text):  # `{#id}` on a line of its own in a list item: its anchor, unread
@@ -327,7 +328,7 @@ class _Renderer:
     def heading(self, node: SyntaxTreeNode) -> str:
         anchors: list[str] = []
         text = self.inline(node.children[0], plain=True, anchors=anchors) if node.children else ""
-        text = " ".join(text.split())
+        text = _UNRESOLVED_REFERENCE.sub(r"\1", " ".join(text.split()))  # mkdocs-autorefs' [`Field()`][pydantic.Field]
         if unspaced := _HEADING_ID.search(text):  # `{#id}`, which the attr_list plugin reads only spaced
             anchors.append(unspaced.group(1))
             text = text[: unspaced.start()].rstrip()
@@ -569,6 +570,8 @@ class _TextOfHtml(HTMLParser):
             self.parts.append(values["alt"])
         elif tag == "tabitem" and (values.get("label") or values.get("value")):
             self.parts.append(f"\n\n{values.get('label') or values.get('value')}:\n\n")
+        elif values.get("title") and tag not in ("abbr", "a", "img", "iframe", "span"):  # <DetailedExplanation title>
+            self.parts.append(f"\n\n{values['title']}:\n\n")
         elif tag in self.BLOCKS:
             self.parts.append("\n")
 

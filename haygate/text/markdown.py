@@ -154,7 +154,8 @@ def pieces(text: str, budget: int, count: Callable[[str], int]) -> list[str]:
             opening, closing = lines[0], lines[-1] if len(lines) > 1 and _FENCE.match(lines[-1]) else ""
             inner = lines[1:-1] if closing else lines[1:]
             room = budget - count(opening) - count(closing) - 2
-            units += [f"{opening}\n{piece}\n{closing}".rstrip() for piece in _packed(inner, room, count)]
+            pieces_of_code = _packed(inner, room, count, keep_empty=True)  # a blank line of code is code
+            units += [f"{opening}\n{piece}\n{closing}".rstrip() for piece in pieces_of_code]
         else:
             units += _packed(_sentences(body, budget, count), budget, count, joiner=" ")
     return _packed(units, budget, count, joiner="\n\n")
@@ -173,13 +174,18 @@ def _sentences(text: str, budget: int, count: Callable[[str], int]) -> list[str]
 
 
 def _packed(
-    items: list[str], budget: int, count: Callable[[str], int], header: str = "", joiner: str = "\n"
+    items: list[str],
+    budget: int,
+    count: Callable[[str], int],
+    header: str = "",
+    joiner: str = "\n",
+    keep_empty: bool = False,
 ) -> list[str]:
     """Consecutive items joined into windows of at most `budget` tokens (`header` starting each window), each
     filled in turn; a last window of less than a quarter of the budget shares the items of the one before it
     evenly with it, so no window is a sentence left over (evening every window out measured worse on both
     judged docs sets: the first windows, where answers mostly are, lost words)."""
-    kept = [item for item in items if item]
+    kept = [item for item in items if item or keep_empty]
     if not kept:
         return []
     sizes = [count(item) + 1 for item in kept]

@@ -63,11 +63,11 @@ def test_the_ingest_reports_each_sites_includes(sites: tuple[Settings, list[str]
 @pytest.mark.parametrize(
     ("query", "section", "anchor"),  # anchor: the heading's on the page, a link's `path#anchor`
     [
-        # Pydantic: `[](){#discriminated-unions-with-str-discriminators}` names the heading after it.
+        # Pydantic: `[](){#discriminated-unions-with-str-discriminators}` above it is an old name, not its anchor.
         (
             "validate a union of models by a literal type field that says which model",
-            "file:concepts/unions.md#discriminated-unions-with-str-discriminators",
-            "discriminated-unions-with-str-discriminators",
+            "file:concepts/unions.md#Discriminated unions/Discriminated unions with string discriminators",
+            "discriminated-unions-with-string-discriminators",
         ),
         ("install pydantic with conda", "file:install.md#Install", None),  # a page's opening: no heading, no anchor
         # Redux: front matter's title, `:::tip` and JSX; MyST: directive fences, an include read in.

@@ -189,18 +189,21 @@ def test_an_unknown_dialect_is_refused() -> None:
         read("# x", "rst")  # type: ignore[arg-type]
 
 
-def test_an_anchor_on_its_own_line_names_the_heading_after_it_and_api_injections_name_their_object() -> None:
-    """As Pydantic's docs write them: `{#int}` above `### Integers`, and mkdocstrings' `::: pydantic.BaseModel`
-    (API docs made from code, which the file does not hold)."""
-    source = "{#number-types}\n\n## Numbers\n\n{#lost}\n\nText.\n\n### Integers\n\n"
+def test_an_anchor_on_its_own_line_is_an_extra_name_and_api_injections_name_their_object() -> None:
+    """As Pydantic's docs write them: `[](){#numeric-constraints}` above `## Field constraints` (an old name kept
+    so old links land there: the heading keeps its own anchor, its slug), and mkdocstrings'
+    `::: pydantic.BaseModel` (API docs made from code, which the file does not hold)."""
+    source = "[](){#number-types}\n{#old-numbers}\n\n## Numbers\n\n{#lost}\n\nText.\n\n### Integers { #ints }\n\n"
     page = read(source + "::: pydantic.BaseModel\n    options:\n      x: 1\n")
     assert [(h.text, h.anchor, h.explicit) for h in page.headings] == [
-        ("Numbers", "number-types", True),
-        ("Integers", "integers", False),  # `{#lost}` named the paragraph, not this heading
+        ("Numbers", "numbers", False),
+        ("Integers", "ints", True),  # the heading's own attribute list is its anchor
     ]
     assert page.body == "## Numbers\n\nText.\n\n### Integers\n\nAPI reference: `pydantic.BaseModel`\n"
     assert read("::: tip\nA tip.\n:::\n").body == "Tip: A tip.\n"  # a spaced admonition stays one
     assert read("::: pydantic_core\n").body == "API reference: `pydantic_core`\n"
+    linked = read("## Using the [`Field()`][pydantic.Field] function\n").headings  # mkdocs-autorefs' reference
+    assert [h.text for h in linked] == ["Using the `Field()` function"]
 
 
 def test_an_attribute_list_on_a_line_of_its_own_in_a_list_item_is_its_anchor_not_its_text() -> None:

@@ -88,6 +88,9 @@ def test_long_code_is_cut_by_lines_and_fenced_again() -> None:
     cut = pieces(code, 50, words)
     assert len(cut) > 1 and all(p.startswith("```python\n") and p.endswith("\n```") for p in cut)
     assert all(words(p) <= 50 for p in cut)
+    spaced = "```python\n" + "\n\n".join(f"def f_{n}():\n    return {n}" for n in range(40)) + "\n```"
+    inner = [p.removeprefix("```python\n").removesuffix("\n```") for p in pieces(spaced, 50, words)]
+    assert len(inner) > 1 and all("\n\ndef f_" in p for p in inner)  # the blank lines between them stay
 
 
 def test_prose_is_cut_between_sentences_and_nothing_is_repeated_or_lost() -> None:
