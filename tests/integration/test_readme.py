@@ -603,7 +603,9 @@ def test_the_evaluation_commands(tmp_path: Path, at_test_scale_here: Callable[..
 @pytest.mark.budget(150, "indexes a sample of each judged set's corpus and calls every search tool")
 def test_the_tool_evaluation_commands(tmp_path: Path, at_test_scale_here: Callable[..., list[str]]) -> None:
     """The tool evaluations as quick runs: each served tool first, its variant beside it, figures computed.
-    `npm_docs` is `search_docs` again, on another corpus: `make eval` runs it, at full scale."""
+    `npm_docs` is `search_docs` again, on npm's docs, which the machine may not have: `make eval` runs it, at
+    full scale; `pydantic_docs` and `redux_docs` are `search_docs` on the MkDocs and Docusaurus sites checked
+    in beside them, run here."""
     text = block(".venv/bin/haygate eval --judged evaluation/search_docs \\").text
     assert "evaluation/npm_docs" in text
     sets = {folder: tool for folder, tool in TOOL_SETS.items() if folder != "npm_docs"}
@@ -627,6 +629,8 @@ TOOL_SETS = {  # judged set folder: the tool it calls
     "get_patterns": "get_patterns",
     "get_warnings": "get_warnings",
     "npm_docs": "search_docs",
+    "pydantic_docs": "search_docs",
+    "redux_docs": "search_docs",
 }
 QUICK_SKIPPED = ("cranfield", "cisi")  # the BEIR block's datasets after the first: `make eval` runs them
 
