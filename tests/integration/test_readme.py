@@ -87,6 +87,8 @@ RUN_BY = {
     "ray start --address=HEAD:6379 --num-gpus=1": ON_RAY + "test_a_gpu_actor_on_a_cpu_cluster_is_refused",
     "# the store is a Qdrant server": ON_RAY + "test_a_qdrant_server_as_the_store_and_a_driver_off_the_cluster",
     "haygate skill": "tests/integration/test_skills.py::test_the_skill_command_prints_and_writes_the_skill",
+    "# appended to configs/collections/docs.yaml": "test_a_whole_site_is_read_as_its_yaml_says",
+    "haygate ingest docs /path/to/site": "test_a_whole_site_is_read_as_its_yaml_says",
 }
 
 
