@@ -133,6 +133,14 @@ class ToolRuntime:
         """Validate, run the pipeline, return the declared output. Raises HaygateError subclasses only."""
         return self._run(arguments)[0]
 
+    @property
+    def collections(self) -> list[str]:
+        """The collections this tool's pipeline reads, in the order its components do (where its results live)."""
+        if self.pipeline is None:
+            return []
+        stores = (collection_store(instance) for _, instance in self.pipeline.pipeline.walk())
+        return list(dict.fromkeys(store.collection for store in stores if store is not None))
+
     def explain(self, arguments: Any) -> tuple[dict[str, Any], list[dict[str, Any] | None]]:
         """The call `run` makes, and why each result ranks where it does: per result row, in order, the scores
         its Document carried into the result (dense rank and cosine, BM25 rank, fused score, rerank score),

@@ -39,9 +39,12 @@ from haygate.gateway.declarations import ToolDeclaration
 from haygate.server.service import GatewayService
 
 VIEW_FILES = Path(__file__).with_name("apps")
-# The console's modules the view inlines before its own script: one reading of values and one highlighting of
-# excerpts for both pages.
-SHARED_MODULES = [Path(__file__).with_name("console") / "static" / name for name in ("format.js", "marks.js")]
+CONSOLE_STATIC = Path(__file__).with_name("console") / "static"
+# The console's modules the view inlines before its own script: one reading of values and one rendering of a
+# result's Markdown for both pages; and before them, the library that rendering uses, as it is vendored.
+SHARED_MODULES = [CONSOLE_STATIC / name for name in ("format.js", "markdown.js")]
+VENDORED_SCRIPTS = [CONSOLE_STATIC / "vendor" / "markdown-it.umd.min.js"]
+SOURCE_MAP = re.compile(r"^//# sourceMappingURL=\S*\s*\Z", re.MULTILINE)
 VIEW_PREFIX = "ui://haygate/results/"
 OPEN_RECORD = "open-record"  # a hyphen, which no declared tool name may hold: it never shadows a project's tool
 # Nothing from beyond the document itself: no fetches, no frames, no outside scripts, styles or images.
@@ -105,7 +108,7 @@ def filters(declaration: ToolDeclaration) -> list[dict[str, Any]]:
 
 def _inline(text: str, closing: str) -> str:
     if closing in text.lower():
-        raise ValueError(f"an inlined file holds {closing}, which would end its element early")
+        raise ValueError(f"an inlined file holds {closing}, which would end its element early or keep it from ending")
     return text
 
 
@@ -123,11 +126,24 @@ def _as_script(module: Path) -> str:
     return declarations
 
 
+def _vendored(script: Path) -> str:
+    """A vendored library as it is (it sets a global of its own), less the source map it names: the view
+    fetches nothing, and the map is not vendored."""
+    return SOURCE_MAP.sub("", script.read_text(encoding="utf-8")).rstrip() + ";"
+
+
 @functools.cache  # package files: assembled once per process, not on every read of a view
 def _view_script() -> str:
-    """The console's shared modules, then the view's own script, all in strict mode as modules are."""
-    parts = ['"use strict";', *map(_as_script, SHARED_MODULES), (VIEW_FILES / "results.js").read_text(encoding="utf-8")]
-    return _inline("\n".join(parts), "</script")
+    """The vendored library, the console's shared modules, then the view's own script, all in strict mode as
+    modules are. markdown-it holds `<!--` (in its patterns), after which `<script` would keep a `</script>` from
+    ending the element, so neither `</script` nor `<script` may appear."""
+    parts = [
+        '"use strict";',
+        *map(_vendored, VENDORED_SCRIPTS),
+        *map(_as_script, SHARED_MODULES),
+        (VIEW_FILES / "results.js").read_text(encoding="utf-8"),
+    ]
+    return _inline(_inline("\n".join(parts), "</script"), "<script")
 
 
 @functools.cache

@@ -291,9 +291,10 @@ class GatewayService:
         try:
             gateway = generation.gateway
             if pipeline is None:
+                runtime = gateway.get(name)
                 with self.telemetry.call(name, "console", arguments) as record:
                     started = time.perf_counter()
-                    result, provenance = await anyio.to_thread.run_sync(gateway.get(name).explain, arguments)
+                    result, provenance = await anyio.to_thread.run_sync(runtime.explain, arguments)
                     record.result = result
             else:
                 try:
@@ -306,7 +307,9 @@ class GatewayService:
             elapsed_ms = (time.perf_counter() - started) * 1000
         finally:
             generation.leave()
-        return {"tool": name, "result": result, "provenance": provenance, "elapsed_ms": round(elapsed_ms, 2)}
+        elapsed = round(elapsed_ms, 2)
+        answer = {"tool": name, "result": result, "provenance": provenance, "elapsed_ms": elapsed}
+        return {**answer, "collections": runtime.collections}  # where its results' records are read whole
 
     def unknown_tool(self, name: str) -> HaygateError:
         """What a client is told (MCP and REST alike) for a tool this server does not serve: UNAVAILABLE, with

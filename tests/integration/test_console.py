@@ -27,6 +27,28 @@ NOTES = (
     '{"summary": "a memory without its key"}\n'
     "not json at all\n"
 )
+# A section with what a result's Markdown can hold, and a memory that tries to run something: rendered, not run
+# (a docs section's inline HTML is read as its text when it is ingested; a memory's summary is kept as written).
+RENDERED = """---
+source: rendering
+---
+# Quokka handbook
+
+## Quokka tokens
+
+Set the **quokka** token with `HAYGATE_TOKEN` first; the [deployment guide](https://example.org/deploy) says more.
+
+```bash
+export HAYGATE_TOKEN=quokka-secret
+```
+"""
+HOSTILE = {
+    "key": "quokka-trap",
+    "summary": (
+        "Quokka trap <script>window.__pwned = 'script'</script> <img src=x onerror=\"window.__pwned = 'img'\"> "
+        "[a quokka link](javascript:window.__pwned='link') <a href=\"javascript:window.__pwned='a'\">anchor</a>"
+    ),
+}
 
 
 @pytest.fixture(scope="module")
@@ -96,6 +118,7 @@ def test_a_call_says_why_each_result_ranks_where_it_does(http: httpx.Client) -> 
     answer = http.post("/api/console/call", json={"tool": "search_docs", "arguments": arguments}).json()
     rows, provenance = answer["result"]["results"], answer["provenance"]
     assert len(rows) == len(provenance) == 3 and answer["elapsed_ms"] > 0
+    assert answer["collections"] == ["docs"]  # where the Judge tab reads a result's whole section
     for row, why in zip(rows, provenance, strict=True):
         assert why["id"] == row["id"] and why["fused_score"] == pytest.approx(row["scores"]["fused_score"])
         assert why["dense_rank"] == row["scores"]["dense_rank"] and why["sparse_rank"] == row["scores"]["sparse_rank"]
@@ -179,9 +202,13 @@ def test_evaluation_reports_are_listed_and_read(http: httpx.Client) -> None:
 
 
 @pytest.mark.budget(120, "a real Chromium drives every panel: calls, an upload with its embedding, a report")
-def test_every_panel_in_a_browser(url: str, tmp_path: Path) -> None:
+def test_every_panel_in_a_browser(url: str, http: httpx.Client, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
+    markdown = {"content-type": "text/markdown"}
+    written = http.put("/api/collections/docs/records", params={"filename": "q.md"}, content=RENDERED, headers=markdown)
+    assert written.json()["added"] == 1
+    assert http.put("/api/collections/memories/records", json=[HOSTILE]).json()["added"] == 1
     with browser_page(url) as page:
         page.goto(f"{url}/console")
         page.fill("#token", TOKEN)
@@ -202,6 +229,38 @@ def test_every_panel_in_a_browser(url: str, tmp_path: Path) -> None:
         expect(page.locator('.field-error[data-for="max_results"]')).to_contain_text("50", timeout=30_000)
         expect(page.locator("[name=max_results]")).to_have_attribute("aria-invalid", "true")
 
+        # A result's Markdown: its snippet's link and code as elements, the query's mark inside the text's bold;
+        # its whole text, the code block too. A text that tries to run something shows its tags as text.
+        page.fill("[name=max_results]", "5")
+        page.fill("[name=version]", "")
+        page.fill("[name=source]", "rendering")
+        page.fill("[name=query]", "quokka token")
+        page.get_by_role("button", name="Call").click()
+        rendered = page.locator("#results li.result", has_text="Quokka tokens")
+        excerpt = rendered.locator(".result-excerpt")
+        expect(excerpt.locator("strong > mark")).to_have_text("quokka", timeout=30_000)
+        expect(excerpt.locator("code").first).to_contain_text("HAYGATE_")
+        link = excerpt.locator('a[href="https://example.org/deploy"]')
+        expect(link).to_have_text("deployment guide")
+        expect(link).to_have_attribute("rel", "noopener noreferrer")
+        expect(link).to_have_attribute("target", "_blank")
+        rendered.get_by_text("Whole text").click()
+        expect(rendered.locator(".result-text pre > code")).to_contain_text("export HAYGATE_TOKEN=quokka-secret")
+        expect(rendered.locator(".result-text strong")).to_have_text("quokka")
+        screenshot(page, "console-tools-markdown", full_page=True)
+        page.select_option("#tool-select", "memory_search")
+        page.fill("[name=query]", "quokka trap")
+        page.get_by_role("button", name="Call").click()
+        trap = page.locator("#results li.result", has_text="quokka-trap").locator(".result-excerpt")
+        shown = "Quokka trap <script>window.__pwned = 'script'</script> <img src=x"
+        expect(trap).to_contain_text(shown, timeout=30_000)
+        expect(trap).to_contain_text("[a quokka link](javascript:window.__pwned='link') <a href=")
+        results = page.locator("#results")
+        assert results.locator("script, img, [onerror]").count() == 0
+        assert results.locator('a[href^="javascript" i]').count() == 0
+        page.wait_for_timeout(300)  # an image's error would have fired by now
+        assert page.evaluate("window.__pwned") is None
+
         # Compare: the tool and its DBSF variant side by side.
         page.get_by_role("tab", name="Compare").click()
         page.select_option("#compare-tool", "search_docs")
@@ -210,6 +269,7 @@ def test_every_panel_in_a_browser(url: str, tmp_path: Path) -> None:
         page.get_by_role("button", name="Compare").click()
         expect(page.locator("#compare-right li").first).to_be_visible(timeout=30_000)
         assert page.locator("#compare-right .rank-change").count() >= 1
+        expect(page.locator("#compare-left .compare-excerpt mark").first).to_be_visible()  # the snippet, rendered
         screenshot(page, "console-compare", full_page=True)
 
         # Collections: browse, then a JSONL upload whose record a search then finds.

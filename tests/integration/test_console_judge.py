@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 
@@ -35,6 +36,16 @@ pipline: tools/search_docs.yaml
 parameters:
   query: {type: string, required: true, description: What to look for., examples: ["x"]}
 """
+# One section long enough to be stored as several chunks, its code block in the last.
+SENTENCE = "a **quokka** burrow keeps its tunnels cool through the long dry summer while the colony sleeps"
+LONG_SECTION = "\n\n".join(
+    [
+        "---\nsource: judge-whole\n---\n# Quokka field guide\n\n## Burrows",
+        "The alpha paragraph: " + " ".join([SENTENCE] * 6) + ".",
+        *(f"Paragraph {n}: " + " ".join(reversed(SENTENCE.split() * 6)) + "." for n in range(2, 5)),
+        "The omega paragraph, and a command:\n\n```bash\nquokka-dig --depth 2\n```",
+    ]
+)
 
 
 @contextmanager
@@ -209,6 +220,61 @@ def test_a_set_judged_in_the_browser_is_saved_reopened_and_evaluated(
     report = json.loads((out / "report.json").read_text())
     [variant] = report["variants"]
     assert variant["name"] == "search_docs" and 0 < variant["metrics"]["ndcg@10"] <= 1
+
+
+def test_a_result_opens_to_its_whole_section(ingested_samples: Path, tmp_path: Path) -> None:
+    """The Judge tab shows a result's snippet as Markdown (the query's mark inside the text's bold), and opens a
+    result to the whole section it is graded as: every chunk of it, read from the collection that holds it."""
+    from playwright.sync_api import expect
+
+    home = copy_project(tmp_path / "home")
+    with serving(home, copy_tree(ingested_samples, tmp_path / "data")) as (_, url):
+        written = httpx.put(
+            f"{url}/api/collections/docs/records",
+            params={"filename": "quokkas.md"},
+            content=LONG_SECTION,
+            headers={"Authorization": f"Bearer {TOKEN}", "content-type": "text/markdown"},
+            timeout=60,
+        ).json()
+        assert written["added"] == 1 and written["chunks"] >= 2
+        with browser_page(url) as page:
+            open_console(page, url, "judge")
+            expect(page.locator("#judge-tool option", has_text="search_docs")).to_have_count(1, timeout=30_000)
+            page.fill("#judge-name", "whole-sections")
+            page.select_option("#judge-tool", "search_docs")
+            page.get_by_role("radio", name="section one section of a record").check()
+            page.get_by_role("button", name="Start the set").click()
+            page.fill("#judge-query-arguments", '{"source": "judge-whole"}')
+            page.fill("#judge-query-text", "quokka burrow")
+            page.keyboard.press("Enter")
+            first = results_of(page, "q1").first
+            judged = first.get_attribute("data-judged")
+            expect(first.locator(".result-excerpt strong > mark").first).to_have_text("quokka")
+            whole = first.locator(".judge-whole")
+            expect(whole).to_be_hidden()
+
+            first.get_by_role("button", name="Whole section").click()
+            documents = whole.locator(".whole-document")
+            expect(documents).to_have_count(written["chunks"], timeout=30_000)
+            ids = documents.evaluate_all("docs => docs.map(doc => doc.dataset.id)")
+            assert all(id.startswith(f"{judged}#chunk") for id in ids), ids  # its own chunks, in order
+            assert ids == sorted(ids, key=lambda id: int(id.rsplit("#chunk", 1)[1]))
+            expect(whole.locator(".whole-document.matched")).to_have_count(1)  # the result's own chunk
+            expect(whole.locator(".whole-where")).to_contain_text(" in docs · ")
+            expect(documents.first).to_contain_text("The alpha paragraph")
+            expect(documents.last).to_contain_text("The omega paragraph")
+            expect(documents.last.locator("pre > code")).to_have_text("quokka-dig --depth 2\n")
+            hide = first.get_by_role("button", name="Hide the whole section")
+            expect(hide).to_have_attribute("aria-expanded", "true")
+            screenshot(page, "judge-whole-section", full_page=True)
+
+            # From the keyboard: e hides and shows the focused result's whole section.
+            first.focus()
+            page.keyboard.press("e")
+            expect(whole).to_be_hidden()
+            page.keyboard.press("e")
+            expect(whole).to_be_visible()
+            expect(documents).to_have_count(len(ids))
 
 
 def test_the_live_tab_says_the_last_reload_was_refused(ingested_samples: Path, tmp_path: Path) -> None:

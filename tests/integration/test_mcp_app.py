@@ -24,11 +24,13 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
+from haygate.gateway.loader import Loader
+from haygate.ingest.indexer import ingest_files
 from haygate.server.apps import OPEN_RECORD, view_uri
 from tests.support.browser import browser_page, screenshot
 from tests.support.cache import copy_tree
 from tests.support.installed import require
-from tests.support.project import PROJECT
+from tests.support.project import PROJECT, make_settings
 from tests.support.serving import free_port, served_process
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -38,6 +40,28 @@ INSTALL_IT = "`make test` installs it with npm, from tests/apps_host/'s lock fil
 RANKED = {"search_docs", "search", "search_by_skills", "memory_search", "memory_fulltext_search"}
 APPS = advertise(UI_EXTENSION_ID, {"mimeTypes": [UI_MIME_TYPE]})
 QUERY = {"query": "bearer token", "max_results": 4}
+# A section with what a result's Markdown can hold, and a memory that tries to run something, added to the
+# samples: the view renders the one and runs nothing of the other.
+RENDERED = """---
+source: rendering
+---
+# Quokka handbook
+
+## Quokka burrows
+
+Dig the **quokka** burrow with `quokka-dig`; the [field guide](https://example.org/quokkas) says more.
+
+```bash
+quokka-dig --depth 2
+```
+"""
+HOSTILE = {
+    "key": "quokka-trap",
+    "summary": (
+        "Quokka trap <script>window.__pwned = 'script'</script> <img src=x onerror=\"window.__pwned = 'img'\"> "
+        "[a quokka link](javascript:window.__pwned='link')"
+    ),
+}
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +145,13 @@ def served(tmp_path_factory: pytest.TempPathFactory, ingested_samples: Path, hos
     cross-origin, with CORS), as a web host's must be."""
     root = tmp_path_factory.mktemp("mcp-app")
     origin = f"http://127.0.0.1:{host_port}"
-    with served_process(copy_tree(ingested_samples, root / "data"), allowed_origins=origin) as url:
+    data = copy_tree(ingested_samples, root / "data")
+    (root / "quokkas.md").write_text(RENDERED)
+    (root / "traps.jsonl").write_text(json.dumps(HOSTILE) + "\n")
+    with Loader(make_settings(data)) as loader:
+        assert ingest_files(loader.collection("docs"), [root / "quokkas.md"], progress=False).added == 1
+        assert ingest_files(loader.collection("memories"), [root / "traps.jsonl"], progress=False).added == 1
+    with served_process(data, allowed_origins=origin) as url:
         yield url
 
 
@@ -194,7 +224,7 @@ async def test_open_record_returns_the_whole_record_behind_a_result(served: str)
     assert "search again" in errors[0]["message"] and "search_docs" in errors[1]["message"]
 
 
-@pytest.mark.budget(40, "Chromium, a host bundle of ext-apps and the MCP SDK, five tool calls through it")
+@pytest.mark.budget(40, "Chromium, a host bundle of ext-apps and the MCP SDK, eight tool calls through it")
 def test_a_real_host_shows_the_results_filters_them_and_opens_a_record(host_site: str, served: str) -> None:
     from playwright.sync_api import expect
 
@@ -238,6 +268,34 @@ def test_a_real_host_shows_the_results_filters_them_and_opens_a_record(host_site
         screenshot(page, "mcp-app-record")
 
         sent = page.evaluate("viewMessages")
+
+        # A result's Markdown: the snippet's code and link, the query's mark inside the text's bold; the record's
+        # code block; a link opens through the host.
+        rendering = {"query": "quokka burrow", "source": "rendering", "max_results": 4}
+        page.evaluate("([name, args]) => haygateHost.show(name, args)", ["search_docs", rendering])
+        view = page.frame_locator("#app").frame_locator("iframe")
+        excerpt = view.locator(".result").first.locator(".excerpt")
+        expect(excerpt.locator("strong > mark")).to_have_text("quokka")
+        expect(excerpt.locator("code").first).to_have_text("quokka-dig")
+        link = excerpt.locator('a[href="https://example.org/quokkas"]')
+        expect(link).to_have_attribute("rel", "noopener noreferrer")
+        link.click()  # not followed here (the page would fetch from beyond): the host is asked to open it
+        page.wait_for_function("viewMessages.some(m => m.method === 'ui/open-link')")
+        opened = [m["params"] for m in page.evaluate("viewMessages") if m.get("method") == "ui/open-link"]
+        assert opened == [{"url": "https://example.org/quokkas"}]
+        view.locator(".result").first.get_by_role("button", name="open").click()
+        expect(view.locator(".record .document.matched .content pre > code")).to_have_text("quokka-dig --depth 2\n")
+        screenshot(page, "mcp-app-markdown")
+
+        # A text that tries to run something shows its tags as text; no element of it is made.
+        page.evaluate("([name, args]) => haygateHost.show(name, args)", ["memory_search", {"query": "quokka trap"}])
+        view = page.frame_locator("#app").frame_locator("iframe")
+        trap = view.locator('.result[data-id="quokka-trap"] .excerpt')
+        expect(trap).to_contain_text("Quokka trap <script>window.__pwned = 'script'</script> <img src=x onerror=")
+        expect(trap).to_contain_text("[a quokka link](javascript:window.__pwned='link')")
+        assert view.locator(".results script, .results img, .results [onerror], .results a[href]").count() == 0
+        page.wait_for_timeout(300)  # an image's error would have fired by now
+        assert view.locator("body").evaluate("body => window.__pwned") is None
     methods = [message.get("method") for message in sent]
     assert methods[:2] == ["ui/initialize", "ui/notifications/initialized"]
     assert "ui/notifications/size-changed" in methods

@@ -4,9 +4,11 @@
  * then `ui/notifications/initialized`; the host sends `ui/notifications/tool-input` and
  * `ui/notifications/tool-result`; the filters call the tool again with `tools/call` (the host forwards it to
  * the server), and "open" calls the app-only tool that returns the whole record.
- * Server data only reaches the page as text nodes: never through innerHTML.
- * The page (haygate/server/apps.py) inlines the console's format.js and marks.js before this script, so the view
- * reads values, formats numbers and highlights excerpts as the console does.
+ * Server data reaches the page as text nodes, and a result's Markdown (its excerpt, a record's documents) as
+ * markdown.js renders it: HTML escaped, links checked, what it makes checked against an allowlist.
+ * The page (haygate/server/apps.py) inlines the vendored markdown-it and the console's format.js and markdown.js
+ * before this script, so the view reads values, formats numbers and renders Markdown as the console does; a
+ * link opens through the host (`ui/open-link`), when it offers to.
  */
 
 (() => {
@@ -99,7 +101,7 @@
 
   /* ------------------------------------------------------------------ state and layout */
 
-  const state = { arguments: {}, rows: [], busy: false };
+  const state = { arguments: {}, rows: [], busy: false, openLinks: false };
   const main = el("main", {});
   const header = el("header", {}, el("h1", {}, CONFIG.tool), el("span", { className: "count", role: "status" }));
   const filters = el("form", { className: "filters", "aria-label": "filters" });
@@ -243,7 +245,7 @@
       { className: "result", dataset: { id: asText(id) } },
       el("div", { className: "result-head" }, el("span", { className: "title" }, title), el("span", { className: "score", title: CONFIG.score_field }, fmtNumber(row[CONFIG.score_field])), open),
       where.length ? el("div", { className: "where" }, where.map((part, i) => el("span", { className: i ? "section" : "path" }, part))) : null,
-      excerpt ? appendHighlighted(el("p", { className: "excerpt" }), clip(excerpt, EXCERPT_LIMIT)) : null,
+      excerpt ? appendMarkdown(el("div", { className: "excerpt" }), excerpt, { limit: EXCERPT_LIMIT }) : null,
       otherFields(row),
       provenance(row.scores, scale)
     );
@@ -294,7 +296,7 @@
       { className: `document${matched ? " matched" : ""}`, dataset: { id: asText(doc.id) } },
       el("h3", {}, heading, matched ? el("span", { className: "badge" }, "the result") : null),
       where ? el("div", { className: "where" }, where) : null,
-      appendHighlighted(el("div", { className: "content" }), asText(doc.content)),
+      appendMarkdown(el("div", { className: "content" }), asText(doc.content)),
       el(
         "details",
         {},
@@ -322,6 +324,25 @@
     const matched = record.querySelector(".document.matched");
     if (matched && documents.length > 1) matched.scrollIntoView({ block: "start" });
   }
+
+  /* ------------------------------------------------------------------ links */
+
+  /** A link in a result opens through the host, which may open what the view's sandbox cannot; an address
+   *  that is not the web's or mail's (a page's relative link) is not opened. */
+  main.addEventListener("click", (event) => {
+    const link = event.target instanceof Element ? event.target.closest(".md a[href]") : null;
+    if (!link || !state.openLinks) return; // without the host's offer: the link as it is
+    event.preventDefault();
+    const href = link.getAttribute("href");
+    let url = null;
+    try {
+      url = new URL(href);
+    } catch {
+      // a relative address: nothing to resolve it against here
+    }
+    if (!url || !["http:", "https:", "mailto:"].includes(url.protocol)) return showMessage(`not a link the host can open: ${href}`);
+    bridge.request("ui/open-link", { url: url.href }).catch((error) => showMessage(`the host did not open the link: ${error.message}`));
+  });
 
   /* ------------------------------------------------------------------ the host's context */
 
@@ -366,6 +387,7 @@
       protocolVersion: PROTOCOL_VERSION,
     })
     .then((initialized) => {
+      state.openLinks = isPlainObject(initialized && initialized.hostCapabilities) && isPlainObject(initialized.hostCapabilities.openLinks);
       applyContext(initialized && initialized.hostContext);
       bridge.notify("ui/notifications/initialized", {});
       reportSize();

@@ -1,6 +1,6 @@
 """The console's script modules (haygate/server/console/static/), their pure helpers tested by Node's own test
 runner: `tests/js/*.test.mjs` import the modules as the browser loads them, without a build step. The MCP Apps
-results view inlines two of them into its one script."""
+results view inlines two of them into its one script, after the vendored markdown-it."""
 
 import re
 import shutil
@@ -86,8 +86,25 @@ def test_the_results_view_holds_the_shared_modules_as_one_plain_script(tmp_path:
         }
     )
     [script] = re.findall(r"<script>(.*?)</script>", view_html(tool, RankedList("results", "id", "score")), re.DOTALL)
-    assert script.startswith('"use strict";') and "function appendHighlighted(" in script
+    assert script.startswith('"use strict";') and "function appendMarkdown(" in script
+    assert "e.markdownit=t()" in script and "sourceMappingURL" not in script  # the library, less its map
     assert not re.search(r"^\s*(import|export)\b", script, re.MULTILINE)
+    assert "<script" not in script.lower()  # markdown-it holds "<!--": after it, "<script" would hold the element open
     (tmp_path / "view.cjs").write_text(script, encoding="utf-8")  # .cjs: read as a script, never as a module
     checked = subprocess.run([recent_node(), "--check", str(tmp_path / "view.cjs")], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
+
+    # Everything before the view's own script, run as a page runs it: the library reaches the shared rendering.
+    own = (PROJECT / "haygate" / "server" / "apps" / "results.js").read_text(encoding="utf-8")
+    assert script.endswith(own)
+    (tmp_path / "shared.js").write_text(script[: -len(own)], encoding="utf-8")
+    read = "fs.readFileSync(process.argv[1], 'utf8') + ';markdownHtml(text)'"
+    runs = f"vm.runInContext({read}, vm.createContext({{ text: process.argv[2] }}))"  # a global of its own
+    page = ["-e", f"const fs = require('fs'), vm = require('vm'); process.stdout.write({runs})"]
+    text = "Set the **<mark>quokka</mark>** [guide](javascript:alert(1)) <img src=x onerror=alert(1)>"
+    rendered = subprocess.run([recent_node(), *page, str(tmp_path / "shared.js"), text], capture_output=True, text=True)
+    assert rendered.returncode == 0, rendered.stderr
+    assert rendered.stdout == (
+        "<p>Set the <strong><mark>quokka</mark></strong> [guide](javascript:alert(1)) "
+        "&lt;img src=x onerror=alert(1)&gt;</p>\n"
+    )

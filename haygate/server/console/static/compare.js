@@ -3,13 +3,15 @@
 
 import { api, errorText } from "./api.js";
 import { $, clear, el, setBusy, showMessage } from "./dom.js";
-import { asText, fmtMs, isPlainObject, present } from "./format.js";
-import { rankChange, resultRows, rowKey, rowTitle } from "./rows.js";
+import { asText, firstPresent, fmtMs, isPlainObject, present } from "./format.js";
+import { appendMarkdown } from "./markdown.js";
+import { EXCERPT_KEYS, rankChange, resultRows, rowKey, rowTitle } from "./rows.js";
 import { propertyType } from "./schema.js";
 import { state } from "./state.js";
 import { tabHooks } from "./tabs.js";
 
 const QUERY_KEYS = ["query", "text", "keywords", "topic"];
+const COMPARE_EXCERPT_LIMIT = 200;
 
 /** The tool's query-like argument: the first string property among QUERY_KEYS. */
 export function queryArgument(tool) {
@@ -66,7 +68,14 @@ async function loadPipelines() {
 
 function compareItem(row) {
   const key = rowKey(row);
-  return el("li", { dataset: { key } }, el("span", { className: "compare-title" }, rowTitle(row)), el("span", { className: "compare-id" }, key));
+  const excerpt = asText(firstPresent(row, EXCERPT_KEYS));
+  return el(
+    "li",
+    { dataset: { key } },
+    el("span", { className: "compare-title" }, rowTitle(row)),
+    el("span", { className: "compare-id" }, key),
+    excerpt ? appendMarkdown(el("div", { className: "compare-excerpt" }), excerpt, { limit: COMPARE_EXCERPT_LIMIT }) : null
+  );
 }
 
 /** Renders both lists; the right one marks rank changes against the left, the left marks rows that left. */
@@ -77,14 +86,14 @@ function renderComparison(leftRows, rightRows) {
   const right = clear($("#compare-right"));
   leftRows.forEach((row, index) => {
     const item = compareItem(row);
-    if (!rightKeys.includes(leftKeys[index])) item.append(el("span", { className: "rank-change gone", title: "not in the pipeline's list" }, "gone"));
+    if (!rightKeys.includes(leftKeys[index])) item.prepend(el("span", { className: "rank-change gone", title: "not in the pipeline's list" }, "gone"));
     left.append(item);
   });
   rightRows.forEach((row, index) => {
     const item = compareItem(row);
     const before = leftKeys.indexOf(rightKeys[index]);
     const { change, kind } = rankChange(before, index);
-    item.append(el("span", { className: `rank-change ${kind}`, title: before >= 0 ? `rank ${before + 1} as served` : "not in the served list" }, change));
+    item.prepend(el("span", { className: `rank-change ${kind}`, title: before >= 0 ? `rank ${before + 1} as served` : "not in the served list" }, change));
     right.append(item);
   });
   if (!leftRows.length) left.append(el("li", { className: "empty" }, "No results."));

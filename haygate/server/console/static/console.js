@@ -1,12 +1,17 @@
 /* haygate console: vanilla ES modules, loaded by the browser as they are (no build step). This one starts the
  * page: the token, each panel (a module of its own), the tabs, then the server's info and tools.
  *
- * The modules: dom.js (building nodes), format.js and marks.js (pure text helpers, shared with the MCP Apps
- * view), api.js (the client), state.js, tabs.js, rows.js and schema.js (reading results and input schemas),
- * then one per panel: tools.js, compare.js, collections.js, evaluations.js, judge.js, live.js.
- * Server data only ever reaches the page through textContent / DOM nodes, never through innerHTML.
+ * The modules: dom.js (building nodes), format.js and markdown.js (text helpers and a result's Markdown, shared
+ * with the MCP Apps view), api.js (the client), state.js, tabs.js, rows.js and schema.js (reading results and
+ * input schemas), then one per panel: tools.js, compare.js, collections.js, evaluations.js, judge.js, live.js.
+ * Server data reaches the page through textContent / DOM nodes, never through innerHTML; a result's Markdown
+ * through markdown.js alone, which renders it with markdown-it (HTML escaped, links checked) in an inert
+ * template and keeps only the elements and attributes it allows.
  */
 
+// markdown-it, vendored as its npm package builds it for browsers (vendor/README.md): it sets
+// globalThis.markdownit, which markdown.js reads (a module the view inlines, so it imports nothing).
+import "./vendor/markdown-it.umd.min.js";
 import { api, getToken, setToken } from "./api.js";
 import { applyWritePermissions, initCollectionsPanel } from "./collections.js";
 import { initComparePanel, updateCompareDefaults } from "./compare.js";

@@ -1,5 +1,6 @@
-/* The console's DOM helpers: finding, building and updating nodes. Server data only ever reaches the page
- * through textContent and DOM nodes (never innerHTML), and `el` is how this script builds them. */
+/* The console's DOM helpers: finding, building and updating nodes. Server data reaches the page through
+ * textContent and DOM nodes (never innerHTML), and `el` is how this script builds them; a result's Markdown
+ * only through markdown.js's appendMarkdown. */
 
 export const $ = (selector, root = document) => root.querySelector(selector);
 export const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));

@@ -3,8 +3,8 @@
 
 import { api, enc, errorText } from "./api.js";
 import { $, $$, clear, el, setBusy, showMessage } from "./dom.js";
-import { asText, clip, firstPresent, fmtMs, fmtNumber, isPlainObject } from "./format.js";
-import { appendHighlighted } from "./marks.js";
+import { asText, firstPresent, fmtMs, fmtNumber, isPlainObject } from "./format.js";
+import { appendMarkdown } from "./markdown.js";
 import { EXCERPT_KEYS, resultRows, rowTitle } from "./rows.js";
 import { propertyType } from "./schema.js";
 import { state } from "./state.js";
@@ -33,6 +33,10 @@ const judge = {
   revision: 0, // bumped by every change; saved when it equals savedRevision
   savedRevision: 0,
   runTicket: 0,
+  expanded: new Set(), // judged ids whose whole section (or record) is shown
+  wholes: new Map(), // level + judged id -> a promise of its documents (see wholeOf)
+  collections: null, // a promise of the collections the server lists, asked once per page
+  collectionOf: {}, // tool -> the collection that held the last whole section looked up
 };
 
 const judgeDirty = () => judge.set !== null && judge.revision !== judge.savedRevision;
@@ -198,6 +202,8 @@ function beginSet(set, data) {
     if (Array.isArray(ranking)) judge.seen[queryId] = ranking.map(asText);
   }
   judge.loaded = {};
+  judge.expanded = new Set();
+  judge.wholes = new Map();
   judge.selected = null;
   judge.focus = 0;
   judge.revision = judge.savedRevision = 0;
@@ -359,7 +365,7 @@ export function rankedResults(data, level) {
     }
     const first = !order.includes(judgedId);
     if (first) order.push(judgedId);
-    items.push({ row, judgedId, first, rank: index + 1, provenance: provenance[index] || null });
+    items.push({ row, judgedId, first, rank: index + 1, provenance: provenance[index] || null, collections: Array.isArray(data.collections) ? data.collections : [] });
   });
   return { items, order, skipped };
 }
@@ -438,6 +444,10 @@ function judgeResultItem(queryId, item, index, loaded) {
   const excerpt = asText(firstPresent(row, EXCERPT_KEYS));
   const firstItem = loaded.items.find((other) => other.judgedId === judgedId);
   const graded = judge.grades[queryId]?.[judgedId] !== undefined;
+  const wholeId = `judge-whole-${index}`;
+  const whole = el("div", { id: wholeId, className: "judge-whole", role: "region", "aria-label": `The whole ${judge.set.level} of ${title}`, hidden: true });
+  const toggle = el("button", { type: "button", className: "button-light whole-toggle", "aria-expanded": "false", "aria-controls": wholeId, title: `The whole ${judge.set.level} this result is graded as (key e)` }, `Whole ${judge.set.level}`);
+  toggle.addEventListener("click", () => toggleWhole(item, toggle, whole));
   const li = el(
     "li",
     { className: `judge-result${graded ? "" : " unjudged"}`, tabIndex: -1, value: item.rank, dataset: { judged: judgedId, index: String(index) }, "aria-labelledby": titleId, "aria-describedby": stateId },
@@ -449,14 +459,140 @@ function judgeResultItem(queryId, item, index, loaded) {
       el("code", {}, judgedId),
       item.first ? null : el("span", { className: "muted" }, ` · the same ${judge.set.level} as #${firstItem.rank}: one grade for both`)
     ),
-    excerpt ? appendHighlighted(el("p", { className: "result-excerpt" }), clip(excerpt, JUDGE_EXCERPT_LIMIT)) : null,
+    excerpt ? appendMarkdown(el("div", { className: "result-excerpt" }), excerpt, { limit: JUDGE_EXCERPT_LIMIT }) : null,
+    el("div", { className: "whole-bar" }, toggle),
+    whole,
     gradeControls(queryId, judgedId, title, stateId)
   );
+  if (judge.expanded.has(judgedId)) showWhole(item, toggle, whole); // as it was before the list was drawn again
   li.addEventListener("focusin", () => {
     judge.focus = index;
     setRovingFocus();
   });
   return li;
+}
+
+/* -- a result's whole section (or record) */
+
+const sectionOf = (documentId) => documentId.replace(/#chunk\d+$/, "");
+
+/** The collections the server lists (the healthy ones), asked once per page. */
+function listedCollections() {
+  if (!judge.collections) {
+    judge.collections = api("/health?verbose=1").then(
+      (health) => Object.entries(isPlainObject(health.collections) ? health.collections : {}).filter(([, entry]) => !entry?.error).map(([name]) => name).sort(),
+      (error) => {
+        judge.collections = null; // asked again next time
+        throw error;
+      }
+    );
+  }
+  return judge.collections;
+}
+
+/** The documents of the section (or record) a result is graded as, whole and in order, read as the Collections
+ *  tab reads a record. The call's answer names the collections the tool reads; those are asked first, then (for a
+ *  tool whose answer names none) the others; the one whose record holds the result's own document is it. Null
+ *  when none holds the record. */
+async function readWhole(item, level, tool) {
+  const row = isPlainObject(item.row) ? item.row : {};
+  const documentId = asText(item.provenance?.id) || asText(row.id);
+  const recordId = asText(item.provenance?.record_id) || asText(row.record_id) || item.judgedId;
+  const own = (item.collections || []).filter((name) => typeof name === "string");
+  const names = own.length ? [...own, ...(await listedCollections()).filter((name) => !own.includes(name))] : await listedCollections();
+  const known = own[0] || judge.collectionOf[tool];
+  let found = null; // a record of that id, in a collection that does not hold the result's document
+  for (const name of names.includes(known) ? [known, ...names.filter((other) => other !== known)] : names) {
+    let data;
+    try {
+      data = await api(`/api/console/collections/${enc(name)}/records/${enc(recordId)}`);
+    } catch (error) {
+      if (error.status === 404) continue;
+      throw error;
+    }
+    const documents = (Array.isArray(data.documents) ? data.documents : []).filter(isPlainObject);
+    const whole = { collection: name, recordId, documentId, documents };
+    if (documents.some((doc) => asText(doc.id) === documentId)) {
+      found = whole;
+      break;
+    }
+    found ||= whole;
+  }
+  if (!found) return null;
+  judge.collectionOf[tool] = found.collection;
+  const mine = level === "record" ? found.documents : found.documents.filter((doc) => sectionOf(asText(doc.id)) === item.judgedId);
+  return { ...found, documents: mine.length ? mine : found.documents };
+}
+
+/** The whole section of a result, read once per set (a failed read is tried again next time). */
+function wholeOf(item) {
+  const key = `${judge.set.level}\u0000${item.judgedId}`;
+  if (!judge.wholes.has(key)) {
+    const reading = readWhole(item, judge.set.level, judge.set.tool);
+    reading.catch(() => judge.wholes.delete(key));
+    judge.wholes.set(key, reading);
+  }
+  return judge.wholes.get(key);
+}
+
+function renderWhole(region, item, whole) {
+  const level = judge.set.level;
+  if (!whole) {
+    const row = isPlainObject(item.row) ? item.row : {};
+    const text = asText(firstPresent(row, ["text", "content"]));
+    region.replaceChildren(
+      el("p", { className: "muted" }, `No collection holds the ${level} ${item.judgedId}: ${text ? "this result's own text." : "nothing more to show."}`),
+      text ? appendMarkdown(el("div", { className: "whole-document" }), text) : ""
+    );
+    return;
+  }
+  const count = whole.documents.length;
+  region.replaceChildren(
+    el("p", { className: "whole-where muted" }, `The ${level} `, el("code", {}, item.judgedId), ` · record ${whole.recordId} in ${whole.collection} · ${count} document${count === 1 ? "" : "s"}`),
+    ...whole.documents.map((doc) =>
+      appendMarkdown(el("div", { className: `whole-document${asText(doc.id) === whole.documentId ? " matched" : ""}`, dataset: { id: asText(doc.id) }, title: asText(doc.id) }), asText(doc.content))
+    )
+  );
+}
+
+async function showWhole(item, toggle, region) {
+  toggle.setAttribute("aria-expanded", "true");
+  toggle.textContent = `Hide the whole ${judge.set.level}`;
+  region.hidden = false;
+  if (region.dataset.shown === item.judgedId) return;
+  region.replaceChildren(el("p", { className: "muted" }, `Reading the whole ${judge.set.level}…`));
+  region.setAttribute("aria-busy", "true");
+  try {
+    renderWhole(region, item, await wholeOf(item));
+    region.dataset.shown = item.judgedId;
+  } catch (error) {
+    region.replaceChildren(el("p", { className: "error-text", role: "alert" }, `Could not read the whole ${judge.set.level}: ${error.message}`));
+  } finally {
+    region.setAttribute("aria-busy", "false");
+  }
+}
+
+function hideWhole(toggle, region) {
+  toggle.setAttribute("aria-expanded", "false");
+  toggle.textContent = `Whole ${judge.set.level}`;
+  region.hidden = true;
+}
+
+function toggleWhole(item, toggle, region) {
+  const open = toggle.getAttribute("aria-expanded") !== "true";
+  if (open) judge.expanded.add(item.judgedId);
+  else judge.expanded.delete(item.judgedId);
+  if (open) showWhole(item, toggle, region);
+  else hideWhole(toggle, region);
+}
+
+/** The focused result's whole section, shown or hidden (key e). */
+function toggleFocusedWhole() {
+  const shown = document.activeElement?.closest?.("#judge-results .judge-result") || resultItems()[judge.focus];
+  const toggle = shown && $(".whole-toggle", shown);
+  if (!toggle) return false;
+  toggle.click();
+  return true;
 }
 
 function renderResults() {
@@ -610,6 +746,7 @@ function onJudgeKey(event) {
   else if (key === "k" || key === "ArrowUp") handled = moveFocus(-1);
   else if (/^[0-3]$/.test(key)) handled = gradeFocused(Number(key));
   else if (key === "u") handled = gradeFocused(undefined);
+  else if (key === "e") handled = toggleFocusedWhole();
   else if (key === "n" || key === "p") {
     stepQuery(key === "n" ? 1 : -1);
     handled = true;

@@ -3,13 +3,14 @@
 
 import { ApiError, api, enc, fieldProblems, getToken } from "./api.js";
 import { $, $$, clear, el, setBusy, showMessage } from "./dom.js";
-import { asText, clip, firstPresent, fmtMs, fmtNumber, isPlainObject, pretty, present, shellQuote } from "./format.js";
-import { appendHighlighted } from "./marks.js";
+import { asText, firstPresent, fmtMs, fmtNumber, isPlainObject, pretty, present, shellQuote } from "./format.js";
+import { appendMarkdown } from "./markdown.js";
 import { EXCERPT_KEYS, ROW_ID_KEYS, SCORE_KEYS, maxRank, provenanceLine, resultRows, rowTitle } from "./rows.js";
 import { FieldError, boundsText, buildControl, propertyType } from "./schema.js";
 import { state } from "./state.js";
 
 const EXCERPT_LIMIT = 600;
+const WHOLE_KEYS = ["text", "content"]; // a row's whole text, beside its snippet
 
 export const toolForm = { tool: null, fields: new Map() }; // name -> {read, fill, wrapper}
 
@@ -128,16 +129,32 @@ function renderProvenance(entry, scale) {
   );
 }
 
+/** The row's whole text (its text or content beside the snippet shown, or an excerpt too long to show whole), in
+ *  a disclosure whose Markdown is rendered when it is first opened. */
+function wholeText(row, excerptKey, excerpt) {
+  const key = WHOLE_KEYS.find((name) => name !== excerptKey && typeof row[name] === "string" && row[name].trim());
+  const text = key ? row[key] : excerpt.length > EXCERPT_LIMIT ? excerpt : "";
+  if (!text) return null;
+  const body = el("div", { className: "result-text" });
+  const details = el("details", { className: "result-whole" }, el("summary", {}, key ? `Whole ${key}` : "Whole excerpt"), body);
+  details.addEventListener("toggle", () => {
+    if (details.open && !body.childNodes.length) appendMarkdown(body, text);
+  });
+  return details;
+}
+
 function renderResultRow(row, entry, scale) {
   const score = firstPresent(row, SCORE_KEYS);
-  const excerpt = asText(firstPresent(row, EXCERPT_KEYS));
+  const excerptKey = EXCERPT_KEYS.find((key) => present(row[key]));
+  const excerpt = excerptKey ? asText(row[excerptKey]) : "";
   const id = asText(firstPresent(row, ROW_ID_KEYS));
   return el(
     "li",
     { className: "result" },
     el("div", { className: "result-head" }, el("span", { className: "result-title" }, rowTitle(row)), el("span", { className: "result-score", title: "score" }, score !== undefined ? fmtNumber(Number(score)) : "—")),
     id && id !== rowTitle(row) ? el("div", { className: "result-id" }, id) : null,
-    excerpt ? appendHighlighted(el("p", { className: "result-excerpt" }), clip(excerpt, EXCERPT_LIMIT)) : null,
+    excerpt ? appendMarkdown(el("div", { className: "result-excerpt" }), excerpt, { limit: EXCERPT_LIMIT }) : null,
+    wholeText(row, excerptKey, excerpt),
     renderProvenance(entry, scale)
   );
 }
