@@ -52,7 +52,12 @@ def main() -> None:
             load_before = load_average()
             page = sum(
                 len(http.get(path).content)
-                for path in ("/console", "/console/static/console.js", "/console/static/console.css")
+                for path in (
+                    "/console",
+                    "/console/static/console.js",
+                    "/console/static/console.css",
+                    "/console/static/vendor/markdown-it.umd.min.js",  # how a result's Markdown is drawn
+                )
             )
             for number, text in enumerate(judged_texts()[: 2 * args.calls]):
                 side = ("rest", "console")[number % 2]
