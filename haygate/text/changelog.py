@@ -1,14 +1,14 @@
 """Whether a Markdown page is a changelog: release notes are a large share of many projects' documentation
 (48 % of the words of one site we tried), and their one-line entries match almost any question while answering
-none. A page is one when its name says so (`CHANGELOG.md`, `release-notes.md`, `history.md`, `news.md`), or
-when most of its top-level headings are versions or dates (`## 2.3.0`, `## v1.2 (2024-05-01)`,
-`## [Unreleased]`, `## March 2025`)."""
+none. A page is one when its name says so (`CHANGELOG.md`, `release-notes.md`, `history.md`, `news.md`; not
+`releases.md`, as often a page on how a team releases), or when most of its top-level headings are versions or
+dates (`## 2.3.0`, `## v1.2 (2024-05-01)`, `## [Unreleased]`, `## March 2025`)."""
 
 import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-NAMES = re.compile(r"^(change[-_ ]?log|changes|history|release[-_ ]?notes|releases|news|whats[-_ ]?new)$", re.I)
+NAMES = re.compile(r"^(change[-_ ]?log|changes|history|release[-_ ]?notes|news|whats[-_ ]?new)$", re.I)
 _VERSION = re.compile(r"^\W*(v(ersion)?\s*)?\d+(\.\d+)+([-.+]?\w+)*\b")
 _DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4})\b")
 _MONTH_YEAR = re.compile(

@@ -120,7 +120,7 @@ def test_validate_names_each_planted_mistake(
     printed = capsys.readouterr().out
     assert said in printed and "ok  search_docs" not in printed, printed
     if change == "meta_key":
-        declared = "its declared meta keys: anchor, anchors, content_type, dialects, doc_title"
+        declared = "its declared meta keys: anchor, anchors, changelog, content_type, dialects, doc_title"
         assert f"collection 'docs' does not declare; {declared}" in printed
 
 

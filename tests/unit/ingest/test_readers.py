@@ -131,8 +131,10 @@ def test_a_changelog_is_known_by_its_name_or_its_headings(tmp_path: Path) -> Non
     )
     (tmp_path / "guide.md").write_text("# Guide\n\n## Install\n\nx\n\n## 2.0 migration\n\ny\n\n## Usage\n\nz\n")
     (tmp_path / "said.md").write_text("---\nchangelog: true\n---\n# Anything\n")
+    (tmp_path / "releases.md").write_text("# Releases\n\n## Friday releases\n\nThe on-call lead approves.\n")
     flags = {r.data["path"]: r.data["changelog"] for r in read_records(tmp_path) if r.data}
-    assert flags == {"HISTORY.md": True, "guide.md": False, "notes.md": True, "said.md": True}
+    # releases.md: how a team releases, by its headings; a page of that name is as often that as release notes
+    assert flags == {"HISTORY.md": True, "guide.md": False, "notes.md": True, "releases.md": False, "said.md": True}
 
 
 def test_a_page_that_is_only_an_include_not_found_says_so(tmp_path: Path) -> None:
