@@ -36,8 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     install()  # haygate.compat's patches of Haystack, before any command imports it
     parser = build_parser()
     args = parser.parse_args(argv)
-    if hasattr(args, "no_progress"):  # haygate's own progress bars: on a terminal, or when asked
-        args.progress = args.progress or (not args.no_progress and sys.stderr.isatty())
+    if hasattr(args, "no_progress"):  # bars on a terminal or when asked, none when told; else a line now and then
+        args.progress = True if args.progress else False if args.no_progress else sys.stderr.isatty() or None
     if args.handler == "cmd_init":
         return cmd_init(args)
     from haygate.home import environment
@@ -150,7 +150,11 @@ def _described(help_text: str) -> str:
 def progress_flags(command: argparse.ArgumentParser) -> None:
     shown = command.add_mutually_exclusive_group()
     shown.add_argument("--progress", action="store_true", help="progress bars even when stderr is not a terminal")
-    shown.add_argument("--no-progress", action="store_true", help="no progress bars (default when not on a terminal)")
+    shown.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress at all (without a terminal, a long run says where it is in a plain line every 15 s)",
+    )
 
 
 def positive_number(text: str) -> float:

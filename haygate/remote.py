@@ -71,20 +71,24 @@ def ingest(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
 
 
 def ingest_through(
-    client: ServerClient, collection: str, files: list[Path], progress: bool, options: ReadOptions = EVERYTHING
+    client: ServerClient,
+    collection: str,
+    files: list[Path],
+    progress: bool | None,
+    options: ReadOptions = EVERYTHING,
 ) -> IngestReport:
     """The files' records, read here (as `options` say) and written by the server in requests sized as a local
     ingest sizes its batches (`Pacer`); refusals keep their file:line."""
-    from tqdm import tqdm  # a progress bar is for an ingest, not for every command
+    from haygate.progress import progress_bar  # a progress bar is for an ingest, not for every command
 
     report = IngestReport(collection)
     records = [record for path in files for record in read_records(path, options)]
     for record in records:
         if record.data is not None and record.data.get("format") == "markdown":
             report.note_page(record.where, record.data)
-    pacer = Pacer(PROGRESS_SECONDS) if progress else None
+    pacer = Pacer(PROGRESS_SECONDS) if progress is not False else None
     start = 0
-    with tqdm(total=len(records), unit="rec", desc=f"ingest {collection}", disable=not progress) as bar:
+    with progress_bar(len(records), f"ingest {collection}", "rec", progress) as bar:
         while start < len(records):
             batch = records[start : start + (pacer.size if pacer else BATCH_RECORDS)]
             began = time.perf_counter()

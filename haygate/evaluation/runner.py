@@ -31,6 +31,7 @@ from haygate.ingest.indexer import ingest_records
 from haygate.ingest.mapping import id_of
 from haygate.ingest.readers import SourceRecord, count_records, read_records
 from haygate.ingest.schema import CollectionSchema
+from haygate.progress import progress_bar
 from haygate.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -169,7 +170,7 @@ def ensure_corpus_index(
     name: str,
     corpus: Sequence[Path],
     collection_name: str,
-    progress: bool = True,
+    progress: bool | None = True,
     sample: CorpusSample | None = None,
 ) -> Path:
     """The eval store of `loader`'s settings holds `corpus` (or its `sample`) in `collection_name`, built once
@@ -190,7 +191,7 @@ def ensure_corpus_index(
         """One bar per embedding call, exact: the documents, then (if the collection keeps them) passages."""
         return tqdm(total=texts, desc=f"embed {name}", unit="text", disable=not progress)
 
-    with tqdm(total=total, desc=f"index {name}", unit="doc", disable=not progress) as bar:
+    with progress_bar(total, f"index {name}", "doc", progress) as bar:  # no terminal: a line now and then
         # One ingest batch for the whole corpus: BM25's `avg_len: auto` is measured on it, and
         # the embedder sorts every text by length. Its embedding bars move with each embedded batch.
         records: Iterator[SourceRecord] = (record for path in corpus for record in read_records(path, options))

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from haystack import Document, Pipeline
-from tqdm import tqdm
 
 from haygate.document_stores.hybrid import BATCH_PENDING, HybridDocumentStore
 from haygate.errors import InvalidRecordError, StorageFullError, cause_of
@@ -27,6 +26,7 @@ from haygate.ingest.mapping import RECORD_HASH, RECORD_ID, SHARED_BY, to_documen
 from haygate.ingest.readers import ReadOptions, SourceRecord, count_records, read_records
 from haygate.ingest.report import BATCH_RECORDS, PROGRESS_SECONDS, IngestReport, Pacer, Refusal
 from haygate.ingest.schema import CollectionSchema
+from haygate.progress import progress_bar
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -68,20 +68,22 @@ class Collection:
 def ingest_files(
     collection: Collection,
     files: Iterable[Path],
-    progress: bool = True,
+    progress: bool | None = True,
     batch_records: int = BATCH_RECORDS,
     optimize: bool = True,
     options: ReadOptions | None = None,
 ) -> IngestReport:
     """`optimize`: build the indexes before returning (False: the records are durable and searchable, and
     the collection is marked for a server to optimize in the background). `options`: how the files are read
-    (default: as the collection's YAML says)."""
+    (default: as the collection's YAML says). `progress`: a bar, nothing (False), or a line now and then (None,
+    `haygate.progress`)."""
     paths = list(files)
     options = options or collection.schema.read_options()
     total = sum(count_records(p, options) for p in paths)
-    pacer = Pacer(PROGRESS_SECONDS, batch_records) if progress else None
+    shown = progress is not False
+    pacer = Pacer(PROGRESS_SECONDS, batch_records) if shown else None
     superseded = superseded_records(collection, _all_records(paths, options))  # a first, cheap pass: no embedding
-    with tqdm(total=total, unit="rec", desc=f"ingest {collection.name}", disable=not progress) as bar:
+    with progress_bar(total, f"ingest {collection.name}", "rec", progress) as bar:
 
         def show_chunks(report: IngestReport) -> None:  # the bar counts records; the chunks are the work
             bar.set_postfix_str(f"{report.chunks} chunks, {report.chunks_per_second:.1f} chunks/s", refresh=False)
@@ -94,7 +96,7 @@ def ingest_files(
             pacer=pacer,
             superseded=superseded,
             optimize=optimize,
-            on_report=show_chunks if progress else None,
+            on_report=show_chunks if shown else None,
         )
         bar.total = report.records  # the line count was an estimate (blank lines, Markdown files)
         bar.refresh()
