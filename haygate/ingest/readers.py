@@ -7,9 +7,12 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from haygate.text.markdown import FrontMatterError, split_front_matter
+
+if TYPE_CHECKING:  # markdown-it and its plugins load with the first Markdown file read
+    from haygate.text.includes import Includes
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", *MARKDOWN_SUFFIXES)
@@ -162,7 +165,12 @@ def _read_markdown(path: Path, root: Path | None, options: ReadOptions) -> Itera
 
 
 def parse_markdown(
-    text: str, name: str, file: str, folder: str = "", options: ReadOptions = EVERYTHING, includes: Any = None
+    text: str,
+    name: str,
+    file: str,
+    folder: str = "",
+    options: ReadOptions = EVERYTHING,
+    includes: "Includes | None" = None,
 ) -> Iterator[SourceRecord]:
     """A Markdown file's one record, from its text: `name` is its file name, `folder` the source it falls back
     on when the front matter names none (a file's folder; nothing for an upload), `includes` what reads its code
@@ -174,7 +182,7 @@ def parse_markdown(
         return
     from haygate.text import changelog, dialects  # markdown-it and its plugins: when a file is read, not at start
 
-    page = dialects.read(body, options.dialect, includes)  # type: ignore[arg-type]  # ReadOptions checked it
+    page = dialects.read(body, cast("dialects.Dialect", options.dialect), includes)  # the schema checked it
     if not page.body.strip() and page.missing:
         targets = ", ".join(page.missing)
         reason = f"nothing to index: the page is only include(s) that could not be read ({targets}: absent, or "
