@@ -328,3 +328,98 @@ def main(check: Callable[[Path, Path | None], Report], folders: Sequence[str], d
         print(f"{name}: {len(report.problems)} problems")
         failed = failed or bool(report.problems)
     sys.exit(1 if failed else 0)
+
+
+# -- judged sets of documentation sections (npm_docs, pydantic_docs, redux_docs) ---------------------------------
+
+
+def docs_sections(corpus: Path) -> set[str]:
+    """The section ids an ingest of the docs folder `corpus` into the `docs` collection would make (chunk ids,
+    `#chunkN` cut), by the docs indexing pipeline up to its first embedder: no model, no store."""
+    import tempfile
+
+    from haygate.components.chunk_ids import record_of
+    from haygate.gateway.loader import Loader
+    from haygate.ingest.indexer import planned_documents
+    from haygate.ingest.readers import read_records
+    from haygate.settings import Settings
+
+    with tempfile.TemporaryDirectory() as data:
+        values: dict[str, Any] = {"qdrant_url": None, "qdrant_api_key": None, "token": None}
+        settings = Settings(home=PROJECT, data_dir=Path(data), tier="public", project_id="default", **values)
+        with Loader(settings) as loader:
+            preview, schema = loader.preview("docs"), loader.schema("docs")
+            records = read_records(corpus, schema.read_options())
+            return {record_of(doc.id) for doc in planned_documents(preview, schema, records)}
+
+
+def page_folder(doc: str) -> str:
+    """The folder of a section id's page (`file:api/Store.md#...` -> `api`); `top` for a page at the corpus
+    root. Only the path before the first `#` counts: a heading path may hold a `/` of its own."""
+    path = doc.removeprefix("file:").split("#", 1)[0]
+    return path.split("/", 1)[0] if "/" in path else "top"
+
+
+@dataclass(frozen=True)
+class SectionSet:
+    """What a documentation set's check states of itself: its query ids' prefix (`n1`, `n2`...), the kinds and
+    folders a query may name, and the README figures of its own (from the set, its sections, its corpus)."""
+
+    prefix: str
+    kinds: tuple[str, ...]
+    folders: tuple[str, ...]
+    figures: Callable[[JudgedSet, set[str], Path], dict[str, object]] = lambda *_: {}
+
+
+def check_sections(spec: SectionSet, folder: Path, corpus: Path | None) -> Report:
+    """Every problem of the section set in `folder` (`corpus` replaces the docs folder eval.yaml names, from
+    `folder`): judged ids that are no section, ids out of order, grades other than 1 and 2, a query with no
+    score-2 section in its folder, and README figures the data no longer gives."""
+    report = Report()
+    judged = load(folder)
+    path = corpus or folder / str(judged.spec.get("corpus"))
+    known = docs_sections(path) if path.is_dir() else set()
+    if not path.is_dir():
+        report.skipped.append(f"{path} is absent: whether every judged id is one of its sections is not checked")
+    elif not known:
+        report.problems.append(f"{path}: the docs pipeline makes no sections of it")
+    report.problems += common(judged, dict.fromkeys(known), spec.kinds, empty=(), picked=None)
+    ids = [q.id for q in judged.queries]
+    if ids != [f"{spec.prefix}{i}" for i in range(1, len(ids) + 1)]:
+        report.problems.append(f"queries.jsonl: the ids are not {spec.prefix}1, {spec.prefix}2, ... in order")
+    for q in judged.queries:
+        grade2 = [doc for doc, score in q.qrels.items() if score == 2]
+        report.problems += [f"{q.id}: {doc} has score {s}" for doc, s in q.qrels.items() if s not in (1, 2)]
+        if not grade2:
+            report.problems.append(f"{q.id}: no section with score 2")
+        elif q.metadata.get("folder") not in spec.folders or not any(
+            page_folder(doc) == q.metadata["folder"] for doc in grade2
+        ):
+            report.problems.append(f"{q.id}: folder {q.metadata.get('folder')} is none of its score-2 sections'")
+    judgments = [doc for q in judged.queries for doc in q.qrels]
+    sizes = [len(q.qrels) for q in judged.queries] or [0]
+    figures: dict[str, object] = {
+        **basic_figures(judged),
+        r"They name ([\d,]+) distinct sections": len(set(judgments)),
+        r"Each query has (\d+) to (\d+) judged sections\. (\d+) queries have more than 10": (
+            min(sizes),
+            max(sizes),
+            sum(size > 10 for size in sizes),
+        ),
+        **spec.figures(judged, known, path),
+    }
+    if known:
+        figures[r"which haygate cuts into ([\d,]+) sections"] = len(known)
+    columns: dict[str, Callable[[list[Query]], object]] = {
+        "queries": len,
+        **{name: _in_folder(name) for name in spec.folders},
+        "qrels lines": COUNTS["qrels lines"],
+        "with score 2": lambda queries: sum(s == 2 for q in queries for s in q.qrels.values()),
+    }
+    report.problems += table(judged, columns) + stated(judged, figures)
+    return report
+
+
+def _in_folder(folder: str) -> Callable[[list[Query]], int]:
+    """A count column of the README table: the queries written for a section of `folder`."""
+    return lambda queries: sum(q.metadata.get("folder") == folder for q in queries)

@@ -9,84 +9,32 @@ queries.jsonl and its sections to the qrels, update the README's counts, then ru
     .venv/bin/python -m evaluation.npm_docs.check
 """
 
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 from evaluation import judged_sets as js
-from evaluation.judged_sets import Query, Report
-from haygate.components.chunk_ids import record_of
-from haygate.gateway.loader import Loader
-from haygate.ingest.indexer import planned_documents
-from haygate.ingest.readers import read_records
-from haygate.settings import Settings
+from evaluation.judged_sets import JudgedSet, Report
 
 HERE = Path(__file__).resolve().parent
 SETS = (HERE.name,)  # the judged sets (folders of evaluation/) this check covers
-KINDS = ("paraphrase", "task", "keyword", "option", "concept")
-FOLDERS = ("commands", "configuring-npm", "using-npm")  # the docs folders a query may be written for
 COPY = "#Configuration/`"  # in the id of a command page's copy of a config setting
 
 
-def sections(corpus: Path) -> set[str]:
-    """The section ids an ingest of `corpus` into the `docs` collection would make (chunk ids, `#chunkN` cut)."""
-    with tempfile.TemporaryDirectory() as data:
-        values = {"qdrant_url": None, "qdrant_api_key": None, "token": None, "tier": "public", "project_id": "default"}
-        with Loader(Settings(home=js.PROJECT, data_dir=Path(data), **values)) as loader:
-            preview, schema = loader.preview("docs"), loader.schema("docs")
-            return {record_of(doc.id) for doc in planned_documents(preview, schema, read_records(corpus))}
+def own_figures(judged: JudgedSet, known: set[str], corpus: Path) -> dict[str, object]:
+    judgments = [doc for q in judged.queries for doc in q.qrels]
+    return {r"([\d,]+) of the qrels lines are such command-page copies": sum(COPY in doc for doc in judgments)}
 
 
-def in_folder(folder: str) -> Callable[[list[Query]], int]:
-    """A count column of the README table: the queries written for a section of `folder`."""
-    return lambda queries: sum(q.metadata.get("folder") == folder for q in queries)
+SPEC = js.SectionSet(
+    prefix="n",
+    kinds=("paraphrase", "task", "keyword", "option", "concept"),
+    folders=("commands", "configuring-npm", "using-npm"),  # the docs folders a query may be written for
+    figures=own_figures,
+)
 
 
 def check(folder: Path = HERE, corpus: Path | None = None) -> Report:
     """Every problem of the set in `folder`; `corpus` replaces the docs folder eval.yaml names."""
-    report = Report()
-    judged = js.load(folder)
-    path = corpus or Path(str(judged.spec.get("corpus")))
-    known = sections(path) if path.is_dir() else set()
-    if not path.is_dir():
-        report.skipped.append(f"{path} is absent: whether every judged id is one of its sections is not checked")
-    elif not known:
-        report.problems.append(f"{path}: the docs pipeline makes no sections of it")
-    report.problems += js.common(judged, dict.fromkeys(known), KINDS, empty=(), picked=None)
-    ids = [q.id for q in judged.queries]
-    if ids != [f"n{i}" for i in range(1, len(ids) + 1)]:
-        report.problems.append("queries.jsonl: the ids are not n1, n2, ... in order")
-    for q in judged.queries:
-        grade2 = [doc for doc, score in q.qrels.items() if score == 2]
-        report.problems += [f"{q.id}: {doc} has score {s}" for doc, s in q.qrels.items() if s not in (1, 2)]
-        if not grade2:
-            report.problems.append(f"{q.id}: no section with score 2")
-        elif q.metadata.get("folder") not in FOLDERS or not any(
-            doc.startswith(f"file:{q.metadata['folder']}/") for doc in grade2
-        ):
-            report.problems.append(f"{q.id}: folder {q.metadata.get('folder')} is none of its score-2 sections'")
-    judgments = [doc for q in judged.queries for doc in q.qrels]
-    sizes = [len(q.qrels) for q in judged.queries] or [0]
-    figures = {
-        **js.basic_figures(judged),
-        r"They name ([\d,]+) distinct sections": len(set(judgments)),
-        r"Each query has (\d+) to (\d+) judged sections\. (\d+) queries have more than 10": (
-            min(sizes),
-            max(sizes),
-            sum(size > 10 for size in sizes),
-        ),
-        r"([\d,]+) of the qrels lines are such command-page copies": sum(COPY in doc for doc in judgments),
-    }
-    if known:
-        figures[r"which haygate cuts into ([\d,]+) sections"] = len(known)
-    columns = {
-        "queries": len,
-        **{name: in_folder(name) for name in FOLDERS},
-        "qrels lines": js.COUNTS["qrels lines"],
-        "with score 2": lambda queries: sum(s == 2 for q in queries for s in q.qrels.values()),
-    }
-    report.problems += js.table(judged, columns) + js.stated(judged, figures)
-    return report
+    return js.check_sections(SPEC, folder, corpus)
 
 
 if __name__ == "__main__":
