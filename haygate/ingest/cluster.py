@@ -185,15 +185,23 @@ class ClusterDocumentEmbedder:
         # what ingest reads off a dense embedder (`IndexingPlan`): whether it embeds passages as well
         self.passages = (embedder.get("init_parameters") or {}).get("passages")
         self.pool: ActorPool | None = None
+        self.refused: Exception | None = None  # why the pool could not start: the next batch is told at once
         self.local_lock: LocalLock | None = None  # let go of while the actors work (`RunsElsewhere`)
         self._embedding = threading.Lock()  # one batch's tasks at a time: the next one's wait their turn
 
     def warm_up(self) -> None:
         """Join the cluster and start the actors; returns once they have loaded their model (or, after one
         has, `READY_GRACE` seconds later with those that have)."""
+        if self.refused is not None:
+            raise self.refused
         if self.pool is None:
-            self.pool = ActorPool(self.embedder, self.options)
-            self.pool.start()
+            pool = ActorPool(self.embedder, self.options)
+            try:
+                pool.start()
+            except Exception as error:
+                self.refused = error
+                raise
+            self.pool = pool
 
     @component.output_types(documents=list[Document])
     def run(self, documents: list[Document]) -> dict[str, list[Document]]:

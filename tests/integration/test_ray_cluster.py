@@ -137,8 +137,11 @@ def test_a_qdrant_server_as_the_store_and_a_driver_off_the_cluster(
     assert_same_documents(stored(local_ingest), stored(tmp_path / "data", qdrant_url=url))
 
 
+@pytest.mark.budget(20, "one refused ingest: it joins the cluster and is told at once, whatever its batches")
 def test_a_gpu_actor_on_a_cpu_cluster_is_refused(cluster: LocalCluster, tmp_path: Path) -> None:
-    """No node here has a GPU (the block's `ray start --num-gpus=1` needs one): the ingest says so at once."""
+    """No node here has a GPU (the block's `ray start --num-gpus=1` needs one): the ingest says so at once.
+    The samples come in several batches (progress lines without a terminal), two in flight: the second is told
+    why the first could not start the actors, rather than waiting for actors that never come."""
     gpu_node, ingest = documented("ray start --address=HEAD:6379 --num-gpus=1", cluster)
     assert "--num-gpus=1" in gpu_node
     done = haygate(ingest, env_for(tmp_path / "data"), expect=2)
