@@ -62,14 +62,21 @@ class FilterCheck:
         checks: dict[str, dict[str, Any]] | None = None,
         applied_filters: dict[str, Any] | None = None,
         collection_count: int | None = None,
+        switches: dict[str, dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
-        """Name the filter values no record has, when nothing was found.
+        """Name the filter values no record has, or the switch that left out every match, when nothing was found.
 
         :param checks: each caller filter alone within the server's conditions (`QueryBuilder.checks`).
         :param collection_count: 0 means the collection is empty, which the formatter already says.
-        :returns: `metadata`: `{"message": ...}` naming the values no record has, or nothing.
+        :param switches: each switch that leaves records out: its condition and the others (`QueryBuilder.switches`).
+        :returns: `metadata`: `{"message": ...}` naming the values no record has, or the switch, or nothing.
         """
-        if documents or not checks or collection_count == 0:
+        if documents or collection_count == 0:
+            return {"metadata": {}}
+        for name, split in (switches or {}).items():
+            if self._left_out_every_match(split["switch"], split["others"]):
+                return {"metadata": {"message": _left_out_by(name)}}
+        if not checks:
             return {"metadata": {}}
         applied = applied_filters or {}
         never = [name for name, condition in checks.items() if self.document_store.count_documents(condition) == 0]
@@ -81,6 +88,23 @@ class FilterCheck:
             f"{'s' if len(never) > 1 else ''} (spelling, version, id), or leave {', '.join(never)} out."
         )
         return {"metadata": {"message": message}}
+
+    def _left_out_every_match(self, switch: dict[str, Any], others: list[dict[str, Any]]) -> bool:
+        """No record passes every condition, and some pass all but the switch: it alone emptied the answer
+        (not a relevance floor, not a filter value no record has).
+        """
+        count = self.document_store.count_documents
+        if count({"operator": "AND", "conditions": [switch, *others]}) > 0:
+            return False
+        return count({"operator": "AND", "conditions": others} if others else None) > 0
+
+
+def _left_out_by(name: str) -> str:
+    """A switch the call left off (search_docs' `changelogs: false`) holds back every record the rest allows."""
+    return (
+        f"No results: every record the other filters allow is one that `{name}` leaves out as called (or by "
+        f"default). Call again with {name}: true to search them too."
+    )
 
 
 def unmatched_filters(store: HybridDocumentStore, filters: dict[str, Any] | None) -> str | None:

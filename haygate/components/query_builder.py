@@ -138,7 +138,11 @@ class QueryBuilder:
         return default_from_dict(cls, data)
 
     @component.output_types(
-        query=str, filters=dict[str, Any] | None, applied_filters=dict[str, Any], checks=dict[str, dict[str, Any]]
+        query=str,
+        filters=dict[str, Any] | None,
+        applied_filters=dict[str, Any],
+        checks=dict[str, dict[str, Any]],
+        switches=dict[str, dict[str, Any]],
     )
     def run(self, **inputs: Any) -> dict[str, Any]:
         """Build the query text and one AND of every condition.
@@ -148,11 +152,14 @@ class QueryBuilder:
         :returns: `query` (the text to rank by; empty when there is none and `query_required` is false),
             `filters` (one AND of every condition, or None), `applied_filters` (what the caller asked for) and
             `checks`: for each of the caller's filters, that filter alone within the server's conditions, so
-            `FilterCheck` can tell a value no record has from a query that found nothing.
+            `FilterCheck` can tell a value no record has from a query that found nothing; `switches`: for each
+            switch that leaves records out (a `negate` rule: `changelogs: false`), its condition (`switch`) and
+            every other one (`others`), so `FilterCheck` can say when the switch alone emptied the answer.
         """
         conditions: list[dict[str, Any]] = []
         applied: dict[str, Any] = {}
         own: dict[str, dict[str, Any]] = {}
+        switched: dict[str, dict[str, Any]] = {}
         for name, rule in self._rules.items():
             value = inputs.get(name)
             if value is None or value in rule.ignore:
@@ -166,6 +173,8 @@ class QueryBuilder:
             if rule.report:
                 applied[name] = reported
                 own[name] = condition
+            if NEGATE in rule.transforms:
+                switched[name] = condition
             conditions.append(condition)
         server = [*self.fixed_filters, *(inputs.get(SERVER_FILTERS) or [])]
         conditions.extend(server)
@@ -174,6 +183,10 @@ class QueryBuilder:
             "filters": {"operator": "AND", "conditions": conditions} if conditions else None,
             "applied_filters": applied,
             "checks": {name: {"operator": "AND", "conditions": [c, *server]} for name, c in own.items()},
+            "switches": {
+                name: {"switch": switch, "others": [c for c in conditions if c is not switch]}
+                for name, switch in switched.items()
+            },
         }
 
     def _query_text(self, inputs: dict[str, Any]) -> str:

@@ -167,9 +167,7 @@ def test_cors_stays_closed_unless_an_origin_is_configured(url: str, tmp_path: Pa
                 called.status_code == 200 and called.headers["access-control-allow-origin"] == "https://console.example"
             )
             assert refused(
-                HTTP.post(
-                    f"{other}/api/tools/search", json={"query": "x"}, headers={"origin": "https://evil.example"}
-                ),
+                HTTP.post(f"{other}/api/tools/search", json={"query": "x"}, headers={"origin": "https://evil.example"}),
                 "HAYGATE_ALLOWED_ORIGINS",
             )
     finally:

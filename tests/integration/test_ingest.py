@@ -167,5 +167,9 @@ def test_an_included_file_changed_reingests_its_pages_and_changelogs_stay_out_un
         gateway = Gateway.load(loader)
         plain = gateway.call("search_docs", {"query": "retries back off exponentially"})
         asked = gateway.call("search_docs", {"query": "retries back off exponentially", "changelogs": True})
+        only_changelogs = gateway.call("search_docs", {"query": "retries back off", "section_path": "changelog"})
     assert [r["path"] for r in plain["results"]] == ["retries.md", "other.md"]  # the changelog left out
+    assert only_changelogs["results"] == []  # and the answer says why, and what to ask instead
+    assert "`changelogs` leaves out" in only_changelogs["metadata"]["message"]
+    assert "changelogs: true" in only_changelogs["metadata"]["message"]
     assert asked["results"][0]["path"] == "CHANGELOG.md" and plain["metadata"]["filters"] == {}

@@ -382,7 +382,7 @@ def test_a_whole_site_is_read_as_its_yaml_says(tmp_path: Path, capsys: pytest.Ca
         "docs/guide.md": '# Guide\n\n{* src/app.py ln[1:2] hl[2] *}\n\n```python\n--8<-- "snippets/hello.py"\n```\n',
         "docs/snippets/hello.py": "print('hello')\n",
         "docs/snippets/note.md": "# A snippet page\n",
-        "docs/myst.md": "# MyST\n\n```{literalinclude} ../src/app.py\n:lines: 3\n```\n\n--8<-- \"gone.py\"\n",
+        "docs/myst.md": '# MyST\n\n```{literalinclude} ../src/app.py\n:lines: 3\n```\n\n--8<-- "gone.py"\n',
         "docs/CHANGELOG.md": "# Changelog\n\n## 1.0.0\n\n- First.\n",
         "src/app.py": "import os\nimport sys\nprint(sys.argv)\n",
         "blog/post.md": "# A post\n",

@@ -59,6 +59,20 @@ class TestQueryBuilder:
         out = QueryBuilder(filters=RULES, fixed_filters=[fixed]).run(query="x", server_filters=[tenant])
         assert out["filters"] == {"operator": "AND", "conditions": [fixed, tenant]} and out["applied_filters"] == {}
 
+    def test_run_a_switch_leaves_out_unless_asked_and_is_split_from_the_rest(self) -> None:
+        rules = {**RULES, "changelogs": {"field": "meta.changelog", "operator": "!=", "transform": "negate",
+                                          "ignore": [True], "report": False}}  # fmt: skip
+        tenant = {"field": "meta.project_id", "operator": "==", "value": "p1"}
+        builder = QueryBuilder(filters=rules)
+        plain = builder.run(query="x", version="3.0", changelogs=False, server_filters=[tenant])
+        switch = {"field": "meta.changelog", "operator": "!=", "value": True}
+        version = {"field": "meta.version", "operator": "==", "value": "3.0"}
+        assert plain["filters"] == {"operator": "AND", "conditions": [version, switch, tenant]}
+        assert plain["applied_filters"] == {"version": "3.0"}  # a switch is not a filter the caller reads back
+        assert plain["switches"] == {"changelogs": {"switch": switch, "others": [version, tenant]}}
+        asked = builder.run(query="x", changelogs=True)
+        assert asked["filters"] is None and asked["switches"] == {}
+
     def test_run_template(self) -> None:
         builder = QueryBuilder(query_template="Find {{ level ~ ' ' if level }}people with {{ skills | join_and }}")
         assert builder.run(skills=["Go", "SQL"])["query"] == "Find people with Go and SQL"
