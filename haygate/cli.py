@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("haygate")
 
-WARM_UP_GRACE = 1.0  # seconds the model loading waits for a client's handshake (`initialize`, `tools/list`)
+WARM_UP_GRACE = 3.0  # seconds the model loading waits for a client's handshake (`initialize`, `tools/list`); a call,
+# a health check or the listing starts it at once
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,7 +27,7 @@ from pydantic import (
 )
 
 from haygate import yamlfile
-from haygate.components.response_formatter import DOCUMENTS_ENVELOPE_SCHEMA
+from haygate.components.envelope import DOCUMENTS_ENVELOPE_SCHEMA
 from haygate.errors import ConfigurationError
 
 ParamType = Literal["string", "integer", "number", "boolean", "object", "array", "id"]

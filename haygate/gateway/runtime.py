@@ -20,9 +20,10 @@ from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
 
+from haygate.components.envelope import documents_envelope
 from haygate.components.filter_check import unmatched_filters
 from haygate.components.query_builder import SERVER_FILTERS
-from haygate.components.response_formatter import ResponseFormatter, documents_envelope
+from haygate.components.response_formatter import ResponseFormatter
 from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.errors import (
     ConfigurationError,

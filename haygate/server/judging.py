@@ -14,13 +14,17 @@ import re
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from haygate import yamlfile
 from haygate.errors import DatasetError, InvalidRequestError, NotFoundError
+
+if TYPE_CHECKING:
+    from haygate.document_stores.hybrid import HybridDocumentStore
+
 from haygate.gateway.judged_sets import (
     JUDGING_FILE,
     QRELS_HEADER,
@@ -31,7 +35,6 @@ from haygate.gateway.judged_sets import (
     read_grades,
     read_rows,
 )
-from haygate.ingest.judged import CorpusIds
 
 SET_NAME = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 SPLIT_NAME = r"^[a-z0-9][a-z0-9_-]{0,31}$"
@@ -216,8 +219,11 @@ def _usable_id(judged_id: str) -> bool:
     return bool(judged_id) and judged_id == judged_id.strip() and not any(c in judged_id for c in "\t\r\n")
 
 
-def judged_ids(corpus: CorpusIds, ids: list[str]) -> dict[str, Any]:
+def judged_ids(store: "HybridDocumentStore", ids: list[str]) -> dict[str, Any]:
     """Which of `ids` name a record or a section of a collection, and the closest real ids of the others."""
+    from haygate.ingest.judged import CorpusIds  # Haystack: when a set is judged, not at start-up
+
+    corpus = CorpusIds.of_store(store)
     return {
         "records": sorted(i for i in ids if i in corpus.records),
         "sections": sorted(i for i in ids if i not in corpus.records and corpus.names(i)),

@@ -11,7 +11,7 @@ import concurrent.futures
 import json
 import logging
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from fastmcp import FastMCP
@@ -196,7 +196,7 @@ class StartAfterListing(Middleware):
 
     async def on_list_tools(self, context: MiddlewareContext, call_next: NextMiddleware) -> Sequence[Tool]:
         tools: Sequence[Tool] = await call_next(context)
-        self.service.tools_listed()
+        self.service.load_now()
         return tools
 
 
@@ -220,9 +220,45 @@ class ErrorEnvelopeMiddleware(Middleware):
             return _error_result(error)
 
 
+class StateMadeOnWrite:
+    """FastMCP's session-state store, made when something is first written to it.
+
+    FastMCP reads a session's visibility rules from that store on every `tools/list`, and making it imports
+    its storage library (`key_value`, with beartype): a quarter of a second of the first listing, for a store
+    haygate never writes. Until a write, every read is what the empty store would answer: nothing.
+    """
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make = make
+        self._made: Any = None
+
+    async def get(self, key: str, collection: str | None = None) -> Any:
+        if self._made is None:
+            return None
+        return await self._made.get(key=key, collection=collection)
+
+    def __getattr__(self, name: str) -> Any:  # put, delete, or anything else: the real store, made now
+        if self._made is None:
+            self._made = self._make()
+        return getattr(self._made, name)
+
+
+class HaygateMCP(FastMCP):
+    """FastMCP, with its session-state store made on the first write (`StateMadeOnWrite`)."""
+
+    @property
+    def _state_store(self) -> Any:
+        store = self.__dict__.get("_state_made_on_write")
+        if store is None:
+            store = self.__dict__["_state_made_on_write"] = StateMadeOnWrite(
+                lambda: super(HaygateMCP, self)._state_store
+            )
+        return store
+
+
 def build_mcp(service: GatewayService) -> FastMCP:
     announcer = ToolListAnnouncer()
-    mcp = FastMCP("haygate", version=__version__, mask_error_details=True)
+    mcp = HaygateMCP("haygate", version=__version__, mask_error_details=True)
     announcer.install(mcp)
     mcp.add_middleware(StartAfterListing(service))
     mcp.add_middleware(ErrorEnvelopeMiddleware(service))

@@ -116,8 +116,10 @@ class GatewayService:
         self.problems: list[str] = list(self.catalog.problems)
         self.refused: RefusedReload | None = None  # the last reload, when it was refused
         self._generation: Generation | None = None
-        self._ready = threading.Event()
-        self._listed = threading.Event()
+        self._ready = threading.Event()  # every tool warmed up and rehearsed (or the start failed)
+        self._callable = threading.Event()  # the tools are built: a call runs (and warms its own tool)
+        self._wanted = threading.Event()  # a client listed the tools, called one or asked for health
+        self._answered = threading.Event()  # a first call was answered, or readiness asked: warm up the rest
         self._reload_lock = threading.Lock()
         self._listeners: list[Callable[[], None]] = []
         self.started_at = time.monotonic()
@@ -132,6 +134,7 @@ class GatewayService:
         service.problems = list(gateway.problems)
         service.state = "ready"
         service._ready.set()
+        service._callable.set()
         return service
 
     # -- what is served --------------------------------------------------------------------------
@@ -159,6 +162,8 @@ class GatewayService:
         last write, and each tool's calls and p50/p95 since start (what `haygate stats` prints)."""
         from haygate import __version__
 
+        self.load_now()  # whoever asks is waiting for it
+        self._answered.set()
         problems = [*self.problems, *(self.refused.problems if self.refused else [])]
         degraded = self.state == "ready" and bool(problems)
         health: dict[str, Any] = {
@@ -194,42 +199,65 @@ class GatewayService:
         """Build the first generation, in the background (the server answers meanwhile) or now. Failing
         now is a ConfigurationError: that is how `serve --strict` refuses to serve a broken configuration.
 
-        :param grace: seconds the background build waits for a client to list the tools first. Importing
-            torch and Haystack holds the interpreter for whole seconds; a client's handshake should not
-            queue behind it.
+        In the background it goes in two steps, so a client's first answer waits only for what it needs:
+        the tools are built (Haystack, the pipelines), and a call runs at once, warming its own pipeline;
+        then, after that first answer, every tool is warmed up and rehearsed (`Gateway.warm_up`), and one
+        that fails is left out and the clients told.
+
+        :param grace: seconds the background build waits for a client to list the tools first (a call or a
+            health check starts it at once: `load_now`), and then for a first call before it warms up the
+            rest. Importing Haystack and loading the models holds the interpreter for a second or more; a
+            client's handshake should not queue behind it, nor its first call behind the other tools'.
         """
         if background:
             threading.Thread(target=self._start_after, args=(grace,), name="haygate-warm-up", daemon=True).start()
             return
-        self._start()
+        self._start(grace=None)
         if self.state == "failed":
             raise ConfigurationError(self.failure or "the tools could not be built")
 
-    def tools_listed(self) -> None:
-        """A client has the tool list: the background build need not wait any longer."""
-        self._listed.set()
+    def load_now(self) -> None:
+        """A client has the tool list, wants an answer or asks whether the server is ready: the background
+        build need not wait any longer."""
+        self._wanted.set()
 
     def _start_after(self, grace: float) -> None:
-        self._listed.wait(grace)
-        self._start()
+        self._wanted.wait(grace)
+        self._start(grace)
 
-    def _start(self) -> None:
+    def _start(self, grace: float | None) -> None:
+        """Build; with a `grace`, serve calls once built and warm up the rest after the first answer (or the
+        grace); without one, warm up before serving."""
         try:
-            generation = self._build()
+            generation = self._build(warm=grace is None)
         except Exception as error:
             self.failure = getattr(error, "message", None) or f"{type(error).__name__}: {error}"
             self.state = "failed"
             logger.error("haygate cannot serve: %s", self.failure, exc_info=not isinstance(error, HaygateError))
+            self._callable.set()
             self._ready.set()
             return
+        if grace is not None:
+            self._generation = generation
+            self._callable.set()
+            logger.info("serving calls: %d tool(s) built in %.1f s", len(generation.gateway.tools), self._uptime())
+            self._answered.wait(grace)
+            try:
+                self._warm(generation.gateway)
+            except Exception:  # what was served keeps serving; each tool was checked on its own and left out
+                logger.exception("warming up the tools failed; they are served as they are")
         self._generation = generation
         self.state = "ready"
+        self._callable.set()
         self._ready.set()
-        logger.info("ready: %d tool(s) in %.1f s", len(generation.gateway.tools), time.monotonic() - self.started_at)
+        logger.info("ready: %d tool(s) in %.1f s", len(generation.gateway.tools), self._uptime())
         if set(self.listing()) != set(self.catalog.served):
             self._tools_changed()  # a tool was left out while loading
 
-    def _build(self, strict: bool | None = None) -> Generation:
+    def _uptime(self) -> float:
+        return time.monotonic() - self.started_at
+
+    def _build(self, strict: bool | None = None, warm: bool = True) -> Generation:
         # Deferred on purpose: Haystack, torch and the models load here, after the server already answers.
         from haygate.gateway.loader import Loader
         from haygate.gateway.runtime import Gateway
@@ -238,22 +266,30 @@ class GatewayService:
         loader = Loader(self.settings)
         try:
             gateway = Gateway.load(loader, strict=strict)
-            gateway.warm_up(strict=strict)
+            if warm:
+                self._warm(gateway, strict)
         except BaseException:
             loader.close()
             raise
+        self.problems = list(gateway.problems)
+        self.telemetry.install()
+        return Generation(gateway)
+
+    def _warm(self, gateway: "Gateway", strict: bool | None = None) -> None:
+        """Load every tool's models, open its stores and rehearse it; a tool that fails is left out (or, strict,
+        stops the start)."""
+        gateway.warm_up(strict=self.strict if strict is None else strict)
         if self.torch_threads is not None and torch_loaded():  # a torch backend or a cross-encoder serves
             import torch
 
             torch.set_num_threads(self.torch_threads)
         self.problems = list(gateway.problems)
-        self.telemetry.install()
-        return Generation(gateway)
 
     def wait_ready(self, timeout: float | None = None) -> Generation:
         """The serving generation; waits while starting, then UNAVAILABLE with a retry hint."""
         limit = self.settings.startup_timeout if timeout is None else timeout
-        if not self._ready.wait(limit):
+        self.load_now()
+        if not self._callable.wait(limit):
             msg = "haygate is starting (loading pipelines and models); retry in a few seconds"
             raise UnavailableError(msg, {"retry_after": 5, "status": self.state})
         if self._generation is None:
@@ -262,6 +298,8 @@ class GatewayService:
         return self._generation
 
     async def ready_generation(self) -> Generation:
+        if self._callable.is_set():  # once started, no thread hop on the per-call path
+            return self.wait_ready()
         return await anyio.to_thread.run_sync(self.wait_ready)
 
     # -- serving ---------------------------------------------------------------------------------
@@ -278,6 +316,7 @@ class GatewayService:
                 record.result = await generation.gateway.call_async(name, arguments)
             finally:
                 generation.leave()
+                self._answered.set()  # the other tools warm up after this first answer, not before it
             return record.result
 
     async def explain(self, name: str, arguments: Any, pipeline: Path | None = None) -> dict[str, Any]:
@@ -368,6 +407,7 @@ class GatewayService:
                 return ReloadResult(False, current, problems)
             old, self._generation, self.catalog = self._generation, generation, catalog
             self.problems, self.state, self.refused = list(generation.gateway.problems), "ready", None
+            self._callable.set()
             self._ready.set()
             if old is not None:
                 old.retire()

@@ -41,7 +41,8 @@ def serve(
     token: str | None = None,
 ) -> None:
     # HTTP runs on uvloop, and uvicorn parses with httptools (both installed): the event loop and the HTTP
-    # parsing are most of what a REST call costs beside the pipeline.
+    # parsing are most of what a REST call costs beside the pipeline. No WebSockets are served (`ws="none"`):
+    # nor is their library imported at start.
     anyio.run(_serve, service, transport, host, port, token, backend_options={"use_uvloop": transport == "http"})
 
 
@@ -54,14 +55,14 @@ async def _serve(
     local_socket = socket_path(data_dir)
     local_socket.unlink(missing_ok=True)
     local = _Server(
-        uvicorn.Config(build_local_app(service), uds=str(local_socket), log_level="warning", lifespan="off")
+        uvicorn.Config(build_local_app(service), uds=str(local_socket), log_level="warning", lifespan="off", ws="none")
     )
     public: _Server | None = None
     if transport == "http":
         if not token and host not in LOOPBACK:
             logger.warning("binding %s without HAYGATE_TOKEN: anyone who can reach this port can call every tool", host)
         public = _Server(
-            uvicorn.Config(build_http_app(service, token, host), host=host, port=port, log_level="warning")
+            uvicorn.Config(build_http_app(service, token, host), host=host, port=port, log_level="warning", ws="none")
         )
     url = f"http://{host}:{port}" if public is not None else None
     try:

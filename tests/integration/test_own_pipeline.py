@@ -11,7 +11,7 @@ import yaml
 from fastmcp import Client
 
 from haygate.cli import main
-from haygate.components.response_formatter import DOCUMENTS_ENVELOPE_SCHEMA
+from haygate.components.envelope import DOCUMENTS_ENVELOPE_SCHEMA
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from tests.support.docs import block

@@ -7,6 +7,7 @@ transport, not model loading: list, call with filters, and a validation error, a
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -60,3 +61,56 @@ async def test_stdio_list_and_call_with_filters(home: Path) -> None:
         bad = await session.call_tool("search", {"query": "x", "limit": 0})
         assert bad.is_error is True
         assert json.loads(bad.content[0].text)["error"]["code"] == "VALIDATION_ERROR"
+
+
+# `haygate serve` with the background build held back: what is loaded once a client has listed the tools.
+HELD_BACK = """
+import sys
+from haygate.server.service import GatewayService
+GatewayService._start = lambda self, grace=None: None  # no pipelines, no models: only what answering the handshake took
+close = GatewayService.close
+def report(self):
+    close(self)
+    print("loaded:", sorted({m.split(".")[0] for m in sys.modules}), file=sys.stderr, flush=True)
+GatewayService.close = report
+from haygate.cli import main
+main(["serve"])
+"""
+# What answers `initialize` and `tools/list` must not wait for: the pipelines' libraries, the models, and the
+# storage library FastMCP makes its session-state store with (`haygate.server.mcp.StateMadeOnWrite`).
+NOT_BEFORE_THE_LIST = {
+    "haystack",
+    "numpy",
+    "onnxruntime",
+    "tokenizers",
+    "qdrant_edge",
+    "torch",
+    "key_value",
+    "websockets",
+}
+
+
+def test_the_handshake_loads_only_what_it_needs(home: Path) -> None:
+    """The tools are listed from the YAML, before Haystack, the models or the store are imported (each is
+    seconds of start-up a client would wait for); a call starts them."""
+    env = {"HAYGATE_HOME": str(home), "HAYGATE_DATA_DIR": str(home / "data"), "PATH": os.environ.get("PATH", "")}
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]  # fmt: skip
+    with subprocess.Popen(
+        [sys.executable, "-c", HELD_BACK],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=PROJECT,
+    ) as server:  # fmt: skip
+        assert server.stdin is not None and server.stdout is not None
+        for message in messages:
+            server.stdin.write(json.dumps(message) + "\n")
+            server.stdin.flush()
+        answers = [json.loads(server.stdout.readline()) for _ in range(2)]  # stdin stays open until both came
+        _, err = server.communicate(timeout=60)
+    assert [t["name"] for t in answers[1]["result"]["tools"]] == ["search"]
+    [loaded] = [line for line in err.splitlines() if line.startswith("loaded:")]
+    assert "fastmcp" in loaded  # the probe sees what was imported
+    assert not {name for name in NOT_BEFORE_THE_LIST if f"'{name}'" in loaded}, loaded

@@ -13,8 +13,6 @@ from starlette.responses import FileResponse, HTMLResponse
 from starlette.routing import Route
 
 from haygate.errors import InvalidRequestError, NotFoundError
-from haygate.ingest.judged import CorpusIds
-from haygate.ingest.judged import record_ids as record_ids_of
 from haygate.server import judging
 from haygate.server.console import (
     CONSOLE,
@@ -209,14 +207,15 @@ async def judged_ids(request: Request) -> dict[str, Any]:
     """Which ids name a record or a section of the collection, and the closest real ids of the others."""
     store = await collection_store(served(request).service, request.path_params["collection"])
     ids = await requested_ids(request, "judged ids")
-    corpus = await anyio.to_thread.run_sync(CorpusIds.of_store, store)
-    return judging.judged_ids(corpus, ids)
+    return await anyio.to_thread.run_sync(judging.judged_ids, store, ids)
 
 
 @answers
 async def record_ids(request: Request) -> dict[str, Any]:
     store = await collection_store(served(request).service, request.path_params["collection"])
     ids = await requested_ids(request, "document ids")
+    from haygate.ingest.judged import record_ids as record_ids_of  # Haystack: when asked, not at start-up
+
     return {"records": await anyio.to_thread.run_sync(record_ids_of, store, ids)}
 
 
