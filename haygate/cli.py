@@ -374,19 +374,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_serve(args: argparse.Namespace, settings: "Settings") -> NoReturn:
     from haygate.server.endpoint import claim_data_dir
+    from haygate.server.handshake import open_front
     from haygate.server.service import GatewayService
-    from haygate.server.transports import serve
 
     claim_data_dir(settings.data_dir)
     service = GatewayService(settings, strict=args.strict, torch_threads=1)
+    # Over stdio the handshake is answered from what FastMCP answered last time, while it imports.
+    front = None if args.http else open_front(settings)
     service.start(background=not args.strict, grace=WARM_UP_GRACE)
     logger.info("serving %d tool(s): %s", len(service.listing()), ", ".join(sorted(service.listing())))
+    from haygate.server.transports import serve  # FastMCP: a second of imports, after the front answers
+
     serve(
         service,
         "http" if args.http else "stdio",
         args.host or settings.host,
         args.port or settings.port,
         settings.token,
+        front=front,
     )
     # Everything that holds data is flushed and closed by now. What is left is the interpreter's teardown, a
     # garbage collection over every object torch and the models made: 2.5 s of a clean stop, for nothing.

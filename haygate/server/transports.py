@@ -16,8 +16,10 @@ from typing import Literal
 
 import anyio
 import uvicorn
+from fastmcp import FastMCP
 
 from haygate.server.endpoint import Endpoint, claim_data_dir, remove_endpoint, socket_path, write_endpoint
+from haygate.server.handshake import HandshakeFront, Lines, Wire
 from haygate.server.http import LOOPBACK, build_http_app, build_local_app
 from haygate.server.mcp import build_mcp
 from haygate.server.service import GatewayService
@@ -39,15 +41,23 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     token: str | None = None,
+    front: HandshakeFront | None = None,
 ) -> None:
+    """Serve until stopped. `front`: over stdio, the one that owns stdin and stdout and may have answered the
+    handshake already (`haygate.server.handshake`)."""
     # HTTP runs on uvloop, and uvicorn parses with httptools (both installed): the event loop and the HTTP
     # parsing are most of what a REST call costs beside the pipeline. No WebSockets are served (`ws="none"`):
     # nor is their library imported at start.
-    anyio.run(_serve, service, transport, host, port, token, backend_options={"use_uvloop": transport == "http"})
+    anyio.run(_serve, service, transport, host, port, token, front, backend_options={"use_uvloop": transport == "http"})
 
 
 async def _serve(
-    service: GatewayService, transport: Literal["stdio", "http"], host: str, port: int, token: str | None
+    service: GatewayService,
+    transport: Literal["stdio", "http"],
+    host: str,
+    port: int,
+    token: str | None,
+    front: HandshakeFront | None,
 ) -> None:
     settings = service.settings
     data_dir = Path(settings.data_dir)
@@ -79,6 +89,8 @@ async def _serve(
                 auth = "bearer token required" if token else "no token (set HAYGATE_TOKEN to require one)"
                 logger.info("MCP at %s/mcp, REST at /api/tools/{name}; %s", url, auth)
                 await public.serve()
+            elif front is not None:
+                await _run_stdio(build_mcp(service), front)
             else:
                 await build_mcp(service).run_stdio_async(show_banner=False)
             tasks.cancel_scope.cancel()
@@ -88,6 +100,20 @@ async def _serve(
         closing = time.monotonic()
         service.close()
         logger.info("stopped: stores flushed and closed in %.2f s", time.monotonic() - closing)
+
+
+async def _run_stdio(mcp: FastMCP, front: HandshakeFront) -> None:
+    """`FastMCP.run_stdio_async`, on the front's stdin and stdout rather than the process's own."""
+    from fastmcp.server.context import reset_transport, set_transport
+    from mcp.server.stdio import stdio_server
+
+    token = set_transport("stdio")
+    try:
+        async with mcp._lifespan_manager(), stdio_server(Lines(front), Wire(front)) as (read, write):  # type: ignore[arg-type]
+            front.hand_over()
+            await mcp._mcp_server.run(read, write, mcp._mcp_server.create_initialization_options())
+    finally:
+        reset_transport(token)
 
 
 async def _handle_signals(service: GatewayService, scope: anyio.CancelScope, servers: list[_Server]) -> None:

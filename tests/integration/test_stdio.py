@@ -10,13 +10,17 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import anyio
+import mcp_types
 import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from haygate.gateway.loader import Loader
 from haygate.ingest.indexer import ingest_files
+from haygate.server.handshake import CACHE_FILE
 from tests.support.project import PROJECT, copy_project, make_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]  # a process of its own: imports torch and Haystack
@@ -114,3 +118,59 @@ def test_the_handshake_loads_only_what_it_needs(home: Path) -> None:
     [loaded] = [line for line in err.splitlines() if line.startswith("loaded:")]
     assert "fastmcp" in loaded  # the probe sees what was imported
     assert not {name for name in NOT_BEFORE_THE_LIST if f"'{name}'" in loaded}, loaded
+
+
+def launch(home: Path) -> StdioServerParameters:
+    env = {"HAYGATE_HOME": str(home), "HAYGATE_DATA_DIR": str(home / "data"), "PATH": os.environ.get("PATH", "")}
+    return StdioServerParameters(command=sys.executable, args=["-m", "haygate.cli", "serve"], cwd=str(PROJECT), env=env)
+
+
+async def handshake(home: Path, errlog: Path) -> tuple[Any, Any, list[Any], Any]:
+    """One launch: the SDK's `initialize` and `tools/list` answers, what else the server sent, and a call."""
+    told: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        told.append(message)
+
+    with errlog.open("a") as err:
+        async with (
+            stdio_client(launch(home), errlog=err) as (read, write),
+            ClientSession(read, write, message_handler=on_message) as session,
+        ):
+            initialized = await session.initialize()
+            listed = await session.list_tools()
+            called = await session.call_tool("search", {"query": "borders", "limit": 1})
+            with anyio.move_on_after(1 if told else 0.2):
+                while not told:
+                    await anyio.sleep(0.05)
+            return initialized, listed, told, called
+
+
+def test_a_second_launch_answers_the_handshake_as_fastmcp_did(home: Path, tmp_path: Path) -> None:
+    """The first launch keeps FastMCP's answers (`haygate.server.handshake`); the next answers both at once,
+    the same to the byte as the SDK reads them, and the call after them goes to FastMCP's session as ever."""
+    first = anyio.run(handshake, home, tmp_path / "server.log")
+    kept = home / "data" / CACHE_FILE
+    assert len(json.loads(kept.read_text())) == 2  # the `initialize` and the `tools/list` answers
+    again = anyio.run(handshake, home, tmp_path / "server.log")
+    for before, after in zip(first[:2], again[:2], strict=True):
+        assert after.model_dump() == before.model_dump()
+    assert again[3].is_error is False and again[3].structured_content["results"]
+    assert not again[2], "a kept answer that was right needs no correction"
+
+
+def test_a_kept_tool_list_that_is_wrong_is_corrected_at_once(home: Path, tmp_path: Path) -> None:
+    """Should a kept answer ever differ from FastMCP's (the key missed something), the client is told the list
+    changed and the kept answer replaced: the next listing and the next launch are FastMCP's."""
+    anyio.run(handshake, home, tmp_path / "server.log")
+    kept = home / "data" / CACHE_FILE
+    answers = json.loads(kept.read_text())
+    [listing] = [answer for answer in answers.values() if "tools" in answer]
+    listing["tools"][0]["description"] = "An old description."
+    kept.write_text(json.dumps(answers))
+    _, listed, told, _ = anyio.run(handshake, home, tmp_path / "server.log")
+    assert listed.tools[0].description == "An old description."  # answered from what was kept, at once
+    assert any(isinstance(m, mcp_types.ToolListChangedNotification) for m in told), told
+    assert "An old description." not in kept.read_text()
+    _, relisted, told, _ = anyio.run(handshake, home, tmp_path / "server.log")
+    assert relisted.tools[0].description != "An old description." and not told
