@@ -2,9 +2,11 @@
 under writes. Prints one JSON document; nothing here is asserted.
 
 startup  Time from launching `haygate serve` to `initialize`, to `tools/list` and to the first successful
-         `search_docs` call, over stdio (the official `mcp` SDK) and HTTP (FastMCP's client), on the bundled
-         configuration with an empty data dir. `--before DIR` also runs a checkout of an older haygate (its
-         code and configs) the same way, alternating rounds, so both are measured side by side.
+         call (`search_docs` by default), over stdio (the official `mcp` SDK; a first launch, with no answers
+         kept, and a later one) and HTTP (FastMCP's client), on the bundled configuration with the samples
+         ingested, or on the project `--home` with its `--data`. `--before DIR` also runs a checkout of an
+         older haygate (its code, and its configs unless `--home`) the same way, alternating rounds, so both
+         are measured side by side.
 writes   Records per second written by `haygate ingest` in-process (a warm loader, the work only) against
          the same records written through a warm `serve --http` in requests of 1,024 (one ingest batch), as
          the CLI does when a server holds the data dir. `docs` (embedded with the model) and `entities` (no model).
@@ -25,6 +27,7 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -32,7 +35,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 import httpx
@@ -47,6 +50,7 @@ from scripts.measure import free_port, load_average, percentiles, serve_command,
 SHARED_SECTIONS = PROJECT.parent / "shared" / "data" / "haystack-docs" / "sections.jsonl"
 QUERY = {"query": "how do NOT filters work"}
 SECOND_QUERY = {"query": "serialize a pipeline to YAML"}
+THIRD_QUERY = {"query": "chunking long documents with overlap"}
 # Model exports are made once, as `make run` makes them; every launch measured here finds them in place.
 MODELS = Path(tempfile.mkdtemp(prefix="haygate-bench-live-models-"))
 
@@ -59,12 +63,13 @@ def median(values: list[float]) -> float:
     return round(statistics.median(values), 3)
 
 
-def server_env(checkout: Path, data_dir: Path, **values: str) -> dict[str, str]:
-    """Run `checkout`'s haygate (its code first on the path; run with `cwd=checkout`) on its own configs."""
+def server_env(checkout: Path, data_dir: Path, home: Path | None = None, **values: str) -> dict[str, str]:
+    """Run `checkout`'s haygate (its code first on the path; run with `cwd=checkout`) on its own configs, or on
+    the project `home`."""
     return {
         **os.environ,
         "PYTHONPATH": str(checkout),
-        "HAYGATE_HOME": str(checkout),
+        "HAYGATE_HOME": str(home or checkout),
         "HAYGATE_DATA_DIR": str(data_dir),
         "HAYGATE_MODEL_CACHE_DIR": str(MODELS),
         **values,
@@ -74,9 +79,22 @@ def server_env(checkout: Path, data_dir: Path, **values: str) -> dict[str, str]:
 # -- startup --------------------------------------------------------------------------------------
 
 
-async def stdio_startup(checkout: Path, data_dir: Path, log: Path) -> dict[str, float]:
+class Launch(NamedTuple):
+    """What one timed launch serves: a checkout's code, on a project (its own, or `home`) and its data."""
+
+    checkout: Path
+    data_dir: Path
+    home: Path | None
+    tool: str
+    arguments: dict[str, Any]
+
+
+async def stdio_startup(launch: Launch, log: Path) -> dict[str, float]:
     parameters = StdioServerParameters(
-        command=sys.executable, args=["-m", "haygate.cli", "serve"], env=server_env(checkout, data_dir), cwd=checkout
+        command=sys.executable,
+        args=["-m", "haygate.cli", "serve"],
+        env=server_env(launch.checkout, launch.data_dir, launch.home),
+        cwd=launch.checkout,
     )
     launched = time.perf_counter()
     with log.open("a") as errlog:
@@ -86,10 +104,10 @@ async def stdio_startup(checkout: Path, data_dir: Path, log: Path) -> dict[str, 
                 initialized = time.perf_counter() - launched
                 await client.list_tools()
                 listed = time.perf_counter() - launched
-                result = await client.call_tool("search_docs", QUERY)
+                result = await client.call_tool(launch.tool, launch.arguments)
                 called = time.perf_counter() - launched
                 started = time.perf_counter()
-                await client.call_tool("search_docs", SECOND_QUERY)
+                await client.call_tool(launch.tool, {**launch.arguments, **SECOND_QUERY})
                 second = time.perf_counter() - started
     assert not result.is_error, result
     return {
@@ -101,11 +119,11 @@ async def stdio_startup(checkout: Path, data_dir: Path, log: Path) -> dict[str, 
     }
 
 
-async def http_startup(checkout: Path, data_dir: Path, log: Path) -> dict[str, float]:
+async def http_startup(launch: Launch, log: Path) -> dict[str, float]:
     port = free_port()
-    env = server_env(checkout, data_dir)
+    env = server_env(launch.checkout, launch.data_dir, launch.home)
     launched = time.perf_counter()
-    with served(serve_command(port), port=port, env=env, cwd=checkout, log=log, health=None):  # timed here
+    with served(serve_command(port), port=port, env=env, cwd=launch.checkout, log=log, health=None):  # timed here
         with anyio.fail_after(300):
             while True:
                 try:
@@ -113,7 +131,7 @@ async def http_startup(checkout: Path, data_dir: Path, log: Path) -> dict[str, f
                         initialized = time.perf_counter() - launched
                         await client.list_tools()
                         listed = time.perf_counter() - launched
-                        result = await client.call_tool("search_docs", QUERY)
+                        result = await client.call_tool(launch.tool, launch.arguments)
                         called = time.perf_counter() - launched
                         # Once the server says it is ready, a new query costs what the one after it does?
                         async with httpx.AsyncClient() as http:
@@ -123,10 +141,10 @@ async def http_startup(checkout: Path, data_dir: Path, log: Path) -> dict[str, f
                             ):
                                 await anyio.sleep(0.05)
                         started = time.perf_counter()
-                        await client.call_tool("search_docs", {"query": "chunking long documents with overlap"})
+                        await client.call_tool(launch.tool, {**launch.arguments, **THIRD_QUERY})
                         first_ready = time.perf_counter() - started
                         started = time.perf_counter()
-                        await client.call_tool("search_docs", SECOND_QUERY)
+                        await client.call_tool(launch.tool, {**launch.arguments, **SECOND_QUERY})
                         second_ready = time.perf_counter() - started
                         break
                 except (httpx.HTTPError, OSError, RuntimeError):
@@ -141,25 +159,41 @@ async def http_startup(checkout: Path, data_dir: Path, log: Path) -> dict[str, f
     }
 
 
-def measure_startup(checkouts: dict[str, Path], rounds: int, work: Path) -> dict[str, Any]:
-    samples: dict[str, dict[str, list[dict[str, float]]]] = {name: {"stdio": [], "http": []} for name in checkouts}
+def indexed(checkout: Path, work: Path) -> Path:
+    """A data dir with the checkout's bundled samples ingested (untimed), as `make run` leaves one."""
+    data_dir = Path(tempfile.mkdtemp(dir=work))
+    env = server_env(checkout, data_dir)
+    command = [sys.executable, "-m", "haygate.cli", "ingest", "--samples", "--no-progress"]
+    subprocess.run(command, env=env, cwd=checkout, check=True, capture_output=True)
+    return data_dir
+
+
+def measure_startup(
+    checkouts: dict[str, Path], rounds: int, work: Path, home: Path | None, data: Path | None, call: dict[str, Any]
+) -> dict[str, Any]:
+    """Per checkout and transport, the medians of `rounds` launches, alternating checkouts. Over stdio each
+    round launches twice: `first` with no answers kept from before (a first launch, or one after a YAML
+    change), then `later` (every launch after it)."""
+    launches = {
+        name: Launch(checkout, data or indexed(checkout, work), home, call["tool"], call["arguments"])
+        for name, checkout in checkouts.items()
+    }
+    kinds = {"stdio_first": stdio_startup, "stdio_later": stdio_startup, "http": http_startup}
+    samples: dict[str, dict[str, list[dict[str, float]]]] = {name: {kind: [] for kind in kinds} for name in launches}
     loads: list[float] = []
-    for checkout in checkouts.values():  # untimed: makes the model exports every timed launch then finds
-        data_dir = Path(tempfile.mkdtemp(dir=work))
-        anyio.run(stdio_startup, checkout, data_dir, work / "prime.log")
-        shutil.rmtree(data_dir, ignore_errors=True)
+    for launch in launches.values():  # untimed: model exports, each data dir's first open
+        anyio.run(stdio_startup, launch, work / "prime.log")
     for _ in range(rounds):
-        for name, checkout in checkouts.items():  # alternating: both see the same machine
-            for transport, measure in (("stdio", stdio_startup), ("http", http_startup)):
-                data_dir = Path(tempfile.mkdtemp(dir=work))
+        for name, launch in launches.items():  # alternating: both see the same machine
+            for kind, measure in kinds.items():
+                if kind == "stdio_first":
+                    (launch.data_dir / ".cache" / "mcp-handshake.json").unlink(missing_ok=True)
                 loads.append(load())
-                samples[name][transport].append(anyio.run(measure, checkout, data_dir, work / f"{name}.log"))
-                shutil.rmtree(data_dir, ignore_errors=True)
-    report: dict[str, Any] = {"rounds": rounds, "load_1min": loads}
-    for name, transports in samples.items():
+                samples[name][kind].append(anyio.run(measure, launch, work / f"{name}.log"))
+    report: dict[str, Any] = {"rounds": rounds, "load_1min": loads, "call": call}
+    for name, kinds_run in samples.items():
         report[name] = {
-            transport: {key: median([run[key] for run in runs]) for key in runs[0]}
-            for transport, runs in transports.items()
+            kind: {key: median([run[key] for run in runs]) for key in runs[0]} for kind, runs in kinds_run.items()
         }
     return report
 
@@ -310,12 +344,16 @@ def main() -> None:
     parser.add_argument("--entities", type=int, default=9000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--skip", nargs="*", default=[], choices=["startup", "writes", "search"])
+    parser.add_argument("--home", type=Path, help="start-up on this project (its configs) instead of each checkout's")
+    parser.add_argument("--data", type=Path, help="with --home: its data dir, ingested (default: the samples)")
+    parser.add_argument("--call", type=json.loads, default={"tool": "search_docs", "arguments": QUERY},
+                        help='the first call timed: {"tool": ..., "arguments": {...}}')  # fmt: skip
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="haygate-bench-live-"))
     report: dict[str, Any] = {"cores": os.cpu_count(), "work": str(work)}
     if "startup" not in args.skip:
         checkouts = {"after": PROJECT} | ({"before": args.before.resolve()} if args.before else {})
-        report["startup"] = measure_startup(checkouts, args.rounds, work)
+        report["startup"] = measure_startup(checkouts, args.rounds, work, args.home, args.data, args.call)
         print(json.dumps({"startup": report["startup"]}), file=sys.stderr)
     if "writes" not in args.skip:
         report["writes"] = measure_writes(work, args.docs, args.entities, args.rounds)
