@@ -345,6 +345,7 @@ class Telemetry:
             "duration_ms": round(duration * 1000, 2),
             "results": count,
             "error_code": code,
+            "stages_ms": {stage: round(seconds * 1000, 3) for stage, seconds in record.stages.items()},
         }
         said = f"{count} result(s)" if code is None else code
         call_logger.info("%s via %s: %s in %.1f ms", record.tool, record.transport, said, duration * 1000, extra=fields)

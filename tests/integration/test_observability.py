@@ -99,6 +99,9 @@ def test_one_json_line_per_call_with_the_request_id(url: str, json_log: io.Strin
     assert ok["tool"] == "search_docs" and ok["transport"] == "rest" and ok["outcome"] == "ok"
     assert ok["request_id"] == "trace-me-42" and ok["results"] == len(answered.json()["results"]) > 0
     assert ok["error_code"] is None and 0 < ok["duration_ms"] < 60_000
+    stages = ok["stages_ms"]  # where the call's time went, each stage within the whole
+    assert {"query_embedding", "store", "ranking", "formatting"} <= set(stages)
+    assert 0 < sum(stages.values()) <= ok["duration_ms"]
     assert error["request_id"] == generated and error["error_code"] == "VALIDATION_ERROR"
     assert error["results"] is None
     assert "NOT filters" not in json_log.getvalue(), "arguments are user data: never at INFO"

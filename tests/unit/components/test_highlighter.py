@@ -1,5 +1,7 @@
+import pytest
 from haystack import Document
 
+from haygate.components import highlighter as highlighter_module
 from haygate.components.highlighter import Highlighter
 
 
@@ -21,6 +23,17 @@ class TestHighlighter:
         assert len(snippet) <= 80
         assert "<mark>indexes</mark>" in snippet and "<mark>indexing</mark>" in snippet
         assert snippet.startswith("…") and snippet.endswith("…")
+
+    def test_words_are_tokenized_once_and_the_memory_stays_bounded(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        highlighter = Highlighter(max_chars=80)
+        text = "Indexes and indexing. " * 3 + "Tail words."
+        first = highlighter.snippet(text, highlighter.token_ids("index"))
+        assert set(highlighter._words) == {"Indexes", "and", "indexing", "Tail", "words"}
+        assert highlighter.snippet(text, highlighter.token_ids("index")) == first  # from the kept words
+        monkeypatch.setattr(highlighter_module, "WORDS_KEPT", 3)
+        bounded = Highlighter(max_chars=80)
+        assert bounded.snippet(text, bounded.token_ids("index")) == first
+        assert len(bounded._words) <= 3
 
     def test_run_adds_a_snippet_without_touching_inputs(self) -> None:
         document = Document(id="x", content="The café opens", meta={"a": 1}, score=2.0)
