@@ -15,7 +15,10 @@ Candidates are not only the CVs whose chunks retrieval ranked: every CV that hol
 the sentence the query builder wrote ranked its chunks low.
 """
 
+import json
 import re
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +38,46 @@ from haygate.api import (
     OperatorError,
     check_store,
 )
+
+
+class KeptProfiles:
+    """Profiles already read, by the filters they were read under, until the collection changes."""
+
+    LIMIT = 50_000  # profiles kept in all; past it, the memory starts afresh
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._version: Any = None
+        self._by_filters: dict[str, dict[str, dict[str, Any] | None]] = {}  # None: does not pass the filters
+        self._count = 0
+
+    def get(
+        self,
+        version: Any,
+        filters: dict[str, Any] | None,
+        record_ids: list[str],
+        read: Callable[[list[str], dict[str, Any] | None], dict[str, dict[str, Any]]],
+    ) -> dict[str, dict[str, Any]]:
+        """The profiles of `record_ids` under `filters`: those kept, and the others `read` now. A store that
+        cannot say when it changes (`version` None) is read every time.
+        """
+        if version is None:
+            return read(record_ids, filters)
+        key = json.dumps(filters, sort_keys=True, default=str)
+        with self._guard:
+            if version != self._version or self._count > self.LIMIT:
+                self._version, self._by_filters, self._count = version, {}, 0
+            kept = self._by_filters.setdefault(key, {})
+            missing = [rid for rid in record_ids if rid not in kept]
+        found = read(missing, filters) if missing else {}
+        with self._guard:
+            if version == self._version:  # not a change in between: what was read holds
+                for rid in missing:
+                    kept[rid] = found.get(rid)
+                self._count += len(missing)
+            known = {rid: kept.get(rid, found.get(rid)) for rid in record_ids}
+        return {rid: profile for rid, profile in known.items() if profile is not None}
+
 
 PROFILE_FIELDS = (  # what matching and the result read of a CV's profile
     "record_id",
@@ -170,6 +213,7 @@ class SkillCoverageRanker:
         )
         self._vocabulary: SkillVocabulary | None = None
         self._skill_vectors: np.ndarray | None = None
+        self._kept_profiles = KeptProfiles()
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize the component to a dictionary, for `Pipeline.dumps()` and the loader."""
@@ -335,10 +379,14 @@ class SkillCoverageRanker:
 
     def _profiles(self, record_ids: list[str], filters: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
         """Each candidate's profile (`document_type: profile`, one point a CV, no text), by record id; those
-        whose CV does not pass `filters` are left out.
+        whose CV does not pass `filters` are left out. Profiles read before are kept until the collection
+        changes: a call's candidates are mostly CVs earlier calls read (a third of a call's time, measured).
         """
         if not record_ids:
             return {}
+        return self._kept_profiles.get(self.document_store.change_count(), filters, record_ids, self._read_profiles)
+
+    def _read_profiles(self, record_ids: list[str], filters: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
         among = {"field": "meta.record_id", "operator": "in", "value": record_ids}
         found = self.document_store.meta_by_filter(
             _of_type(PROFILE, among, _untyped(filters)), fields=[f"meta.{field}" for field in PROFILE_FIELDS]

@@ -490,6 +490,11 @@ class HybridDocumentStore(ABC):
         with self._lock.reading():
             return self._scroll_page(filters, after, limit)
 
+    def change_count(self) -> Hashable | None:
+        """A value that changes whenever this store's points change, for a reader that keeps what it read until
+        then (a CV's profile); None keeps nothing: the default, and a Qdrant server's (other processes write it)."""
+        return None
+
     def meta_by_filter(self, filters: dict[str, Any] | None, fields: list[str] | None = None) -> list[Document]:
         """Documents without vectors: cheap reads for change detection and whole-record views. `fields`: only
         these payload paths (and the id), for a caller that needs a profile and not a text."""

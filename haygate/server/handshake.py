@@ -188,15 +188,15 @@ class HandshakeFront:
             if watched is not None:
                 method, key, answered_here = watched
                 answer = message.get("result")
+                kept = self.cache.get(key)
                 if answer is not None:
-                    kept = self.cache.get(key)
                     self.cache.put(key, answer)
-                    if answered_here:
-                        if kept != answer:
-                            logger.warning("the kept answer to %s was out of date; FastMCP's is kept now", method)
-                            if method == "tools/list":
-                                self.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
-                        return
+                if answered_here:  # the client has its answer: one per request
+                    if kept != answer:
+                        logger.warning("the kept answer to %s was out of date; FastMCP's is kept now", method)
+                        if method == "tools/list":
+                            self.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+                    return
         self.write(text.encode() + (b"" if text.endswith("\n") else b"\n"))
 
 

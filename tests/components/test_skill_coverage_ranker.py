@@ -2,6 +2,7 @@
 
 import pytest
 from haystack import Document
+from haystack.document_stores.types import DuplicatePolicy
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -54,6 +55,28 @@ class TestSkillCoverageRanker:
             "evidence": "k8s",
         }
         assert len(ranker.run(hits, required_skills=["Python"], top_k=1)["documents"]) == 1
+
+    def test_profiles_read_once_are_kept_until_the_collection_changes(
+        self, tiny_store: EdgeDocumentStore, profiled: list[Document], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """On the real store: a second call reads no profile again; a write (any change to the points) makes
+        the next call read them afresh, and sees the changed profile."""
+        tiny_store.write_documents(profiled)
+        hits = [
+            Document(id=d.id, meta={"record_id": d.id}, score=0.5) for d in profiled if d.meta["document_type"] == "CV"
+        ]
+        ranker = SkillCoverageRanker(tiny_store, vocabulary=VOCABULARY)
+        reads: list[list[str]] = []
+        read = ranker._read_profiles
+        monkeypatch.setattr(ranker, "_read_profiles", lambda ids, filters: reads.append(ids) or read(ids, filters))
+        first = ranker.run(hits, required_skills=["Python"])["documents"]
+        again = ranker.run(hits, required_skills=["Python"])["documents"]
+        assert len(reads) == 1 and [d.meta for d in again] == [d.meta for d in first]
+        [profile] = [d for d in profiled if d.meta["document_type"] == "profile" and d.meta["record_id"] == "cv3"]
+        renamed = Document(id=profile.id, content=profile.content, meta={**profile.meta, "name": "Renamed"})
+        tiny_store.write_documents([renamed], policy=DuplicatePolicy.OVERWRITE)
+        changed = ranker.run(hits, required_skills=["Python"])["documents"]
+        assert len(reads) == 2 and "Renamed" in [d.meta["name"] for d in changed]
 
     def test_cvs_indexed_without_profile_points_are_named_not_answered_empty(
         self, tiny_store: EdgeDocumentStore, profiler_output: dict[str, list[Document]]

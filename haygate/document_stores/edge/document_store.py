@@ -364,6 +364,12 @@ class EdgeDocumentStore(HybridDocumentStore):
             if changing:
                 self._forget_scans()
 
+    def change_count(self) -> Hashable | None:
+        """The open shard's count of changes (which moves as every write, delete or update starts and ends),
+        with the shard itself: a reopened shard counts afresh."""
+        open_shard = self._pool.get(self.path)
+        return None if open_shard is None else (id(open_shard), open_shard.changes)
+
     def _forget_scans(self) -> None:
         open_shard = self._pool.get(self.path)
         if open_shard is not None:
