@@ -374,13 +374,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_serve(args: argparse.Namespace, settings: "Settings") -> NoReturn:
     from haygate.server.endpoint import claim_data_dir
-    from haygate.server.handshake import open_front
+    from haygate.server.handshake import open_front, project_key
     from haygate.server.service import GatewayService
 
     claim_data_dir(settings.data_dir)
     service = GatewayService(settings, strict=args.strict, torch_threads=1)
     # Over stdio the handshake is answered from what FastMCP answered last time, while it imports.
-    front = None if args.http else open_front(settings)
+    folders = [settings.home / "configs", settings.pipelines_dir]
+    front = None if args.http else open_front(settings.data_dir, project_key(settings.model_dump_json(), folders))
     service.start(background=not args.strict, grace=WARM_UP_GRACE)
     logger.info("serving %d tool(s): %s", len(service.listing()), ", ".join(sorted(service.listing())))
     from haygate.server.transports import serve  # FastMCP: a second of imports, after the front answers

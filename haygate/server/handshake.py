@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from haygate import __version__
-from haygate.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -36,16 +35,17 @@ ANSWERED = ("initialize", "tools/list")
 _END = None  # what the reader queues when the client closes stdin
 
 
-def project_key(settings: Settings) -> str:
+def project_key(settings_json: str, folders: list[Path]) -> str:
     """What the handshake's answers depend on, besides the client's requests: the project's YAML (every file
-    under configs/ and the pipelines folder), the settings, FastMCP's environment and the versions."""
+    under `folders`: configs/ and the pipelines folder), the settings, FastMCP's environment and the versions."""
     digest = hashlib.sha256()
     for version in (__version__, _version("fastmcp"), _version("mcp"), _version("mcp-types")):
         digest.update(f"{version}\0".encode())
-    digest.update(settings.model_dump_json().encode())
-    for name in sorted(k for k in os.environ if k.startswith("FASTMCP_")):
-        digest.update(f"{name}={os.environ[name]}\0".encode())
-    for folder in (settings.home / "configs", settings.pipelines_dir):
+    digest.update(settings_json.encode())
+    for name, value in sorted(os.environ.items()):
+        if name.startswith("FASTMCP_"):
+            digest.update(f"{name}={value}\0".encode())
+    for folder in folders:
         for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
             if path.is_file():
                 digest.update(f"{path.relative_to(folder)}\0".encode() + path.read_bytes() + b"\0")
@@ -235,12 +235,12 @@ def _claim_stdio() -> tuple[BinaryIO, BinaryIO]:
     return wire_in, wire_out
 
 
-def open_front(settings: Settings) -> HandshakeFront:
-    """The front for this server's stdio, reading already.
+def open_front(data_dir: Path, project: str) -> HandshakeFront:
+    """The front for this server's stdio, reading already; `project` is its `project_key`.
 
     The tools listed here do not start the background build (FastMCP's listing of the same request does):
     Haystack's imports beside FastMCP's, on one interpreter lock, would make both later, not the first answer
     sooner."""
-    front = HandshakeFront(AnswerCache(settings.data_dir / CACHE_FILE), project_key(settings))
+    front = HandshakeFront(AnswerCache(data_dir / CACHE_FILE), project)
     front.start()
     return front
