@@ -347,13 +347,22 @@ class Gateway:
             logger.error("left out: %s", problem)
         return cls(runtimes, loader, problems, writer)
 
-    def warm_up(self, strict: bool = True, optimize: bool = True, examples: int = 1) -> None:
+    def warm_up(
+        self,
+        strict: bool = True,
+        optimize: bool = True,
+        examples: int = 1,
+        before_each: Callable[[], None] | None = None,
+    ) -> None:
         """Load models and open stores now: a broken model stops a strict start, or leaves its tool out.
         `optimize`: build the indexes of collections written since (a server; not `haygate validate`).
-        `examples`: example calls per tool (a server makes one; `haygate validate` up to REHEARSALS)."""
+        `examples`: example calls per tool (a server makes one; `haygate validate` up to REHEARSALS).
+        `before_each`: called before each tool's turn (a serving server waits there for a lull in the calls)."""
         for name, runtime in list(self.tools.items()):
             if runtime.pipeline is None:
                 continue
+            if before_each is not None:
+                before_each()
             try:
                 check_stores(runtime)
                 runtime.pipeline.pipeline.warm_up()

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 State = Literal["starting", "ready", "failed"]
+LULL = 0.25  # seconds without a call before the next tool's warm-up starts
+LULL_WAIT = 2.0  # at most this long per tool: under steady calls the warm-up goes on anyway
 
 
 @dataclass
@@ -123,6 +125,7 @@ class GatewayService:
         self._reload_lock = threading.Lock()
         self._listeners: list[Callable[[], None]] = []
         self.started_at = time.monotonic()
+        self._last_call_ended = 0.0  # when a call last ended (monotonic): the warm-up waits for lulls
         self.telemetry = telemetry or Telemetry(settings, self.collection_stats)
 
     @classmethod
@@ -243,7 +246,7 @@ class GatewayService:
             logger.info("serving calls: %d tool(s) built in %.1f s", len(generation.gateway.tools), self._uptime())
             self._answered.wait(grace)
             try:
-                self._warm(generation.gateway)
+                self._warm(generation.gateway, in_lulls=True)
             except Exception:  # what was served keeps serving; each tool was checked on its own and left out
                 logger.exception("warming up the tools failed; they are served as they are")
         self._generation = generation
@@ -253,6 +256,17 @@ class GatewayService:
         logger.info("ready: %d tool(s) in %.1f s", len(generation.gateway.tools), self._uptime())
         if set(self.listing()) != set(self.catalog.served):
             self._tools_changed()  # a tool was left out while loading
+
+    def _lull(self) -> None:
+        """Wait until no call has run for `LULL` seconds (at most `LULL_WAIT`): a tool's warm-up holds the
+        interpreter for a tenth of a second or more, which a client's next call should not wait behind."""
+        deadline = time.monotonic() + LULL_WAIT
+        while time.monotonic() < deadline:
+            generation = self._generation
+            busy = generation is not None and generation.inflight > 0
+            if not busy and time.monotonic() - self._last_call_ended >= LULL:
+                return
+            time.sleep(LULL / 4)
 
     def _uptime(self) -> float:
         return time.monotonic() - self.started_at
@@ -275,10 +289,11 @@ class GatewayService:
         self.telemetry.install()
         return Generation(gateway)
 
-    def _warm(self, gateway: "Gateway", strict: bool | None = None) -> None:
+    def _warm(self, gateway: "Gateway", strict: bool | None = None, in_lulls: bool = False) -> None:
         """Load every tool's models, open its stores and rehearse it; a tool that fails is left out (or, strict,
-        stops the start)."""
-        gateway.warm_up(strict=self.strict if strict is None else strict)
+        stops the start). `in_lulls`: while serving, each tool's turn waits for a lull in the calls."""
+        before_each = self._lull if in_lulls else None
+        gateway.warm_up(strict=self.strict if strict is None else strict, before_each=before_each)
         if self.torch_threads is not None and torch_loaded():  # a torch backend or a cross-encoder serves
             import torch
 
@@ -316,6 +331,7 @@ class GatewayService:
                 record.result = await generation.gateway.call_async(name, arguments)
             finally:
                 generation.leave()
+                self._last_call_ended = time.monotonic()
                 self._answered.set()  # the other tools warm up after this first answer, not before it
             return record.result
 

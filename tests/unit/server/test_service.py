@@ -178,3 +178,23 @@ def test_a_tool_left_out_at_start_is_served_once_its_file_is_fixed(settings: Set
     assert service.reload().swapped and sorted(service.listing()) == ["search"]
     assert (service.health()["status"], service.health()["problems"]) == ("ready", [])
     service.close()
+
+
+def test_the_warm_up_waits_for_a_lull_in_the_calls(service: GatewayService) -> None:
+    """Each tool's warm-up turn waits until no call has run for a quarter second, and no longer than
+    `LULL_WAIT` under calls that never stop, so a client's next call does not queue behind it."""
+    from haygate.server import service as module
+
+    service.start(background=False)
+    service._last_call_ended = time.monotonic()
+    started = time.monotonic()
+    service._lull()
+    assert module.LULL <= time.monotonic() - started < module.LULL_WAIT
+    generation = service.wait_ready()
+    generation.enter()  # a call that runs on and on
+    try:
+        started = time.monotonic()
+        service._lull()
+        assert time.monotonic() - started >= module.LULL_WAIT
+    finally:
+        generation.leave()
