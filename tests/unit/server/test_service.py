@@ -180,11 +180,12 @@ def test_a_tool_left_out_at_start_is_served_once_its_file_is_fixed(settings: Set
     service.close()
 
 
-def test_the_warm_up_waits_for_a_lull_in_the_calls(service: GatewayService) -> None:
+def test_the_warm_up_waits_for_a_lull_in_the_calls(service: GatewayService, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each tool's warm-up turn waits until no call has run for a quarter second, and no longer than
     `LULL_WAIT` under calls that never stop, so a client's next call does not queue behind it."""
     from haygate.server import service as module
 
+    monkeypatch.setattr(module, "LULL_WAIT", 0.6)
     service.start(background=False)
     service._last_call_ended = time.monotonic()
     started = time.monotonic()
