@@ -51,8 +51,8 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
                     f"(or now: `haygate optimize {collection}`, or ingest with --wait)",
                     file=sys.stderr,
                 )
-            print_report(report)
-            failed = failed or bool(report.errors)
+            read = print_report(report, files)
+            failed = failed or bool(report.errors) or not read
     return ExitCode.FAILED if failed else ExitCode.OK
 
 

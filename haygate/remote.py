@@ -17,7 +17,7 @@ from typing import Any
 
 from haygate.errors import ExitCode
 from haygate.home import Place
-from haygate.ingest.readers import EVERYTHING, ReadOptions, read_records, sample_files
+from haygate.ingest.readers import EVERYTHING, SUFFIXES, ReadOptions, read_records, sample_files
 from haygate.ingest.report import BATCH_RECORDS, PROGRESS_SECONDS, IngestReport, Pacer, Refusal
 from haygate.server.client import ServerClient, local_server
 
@@ -44,7 +44,18 @@ def ingest_jobs(args: argparse.Namespace, home: Path) -> dict[str, list[Path]] |
     return None
 
 
-def print_report(report: IngestReport) -> None:
+def print_report(report: IngestReport, files: list[Path] | None = None) -> bool:
+    """The report on stderr; False when nothing at all was read from `files` (an empty folder, a wrong glob),
+    which is said as an error rather than a summary of zeros."""
+    if files is not None and report.records == 0 and not report.errors:
+        kinds = ", ".join(SUFFIXES)
+        named = ", ".join(str(f) for f in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+        print(
+            f"error: nothing to ingest into '{report.collection}' from {named}: no record in a {kinds} file "
+            "there (hidden files, and those the collection's include/exclude globs leave out, are not read)",
+            file=sys.stderr,
+        )
+        return False
     for problem in report.errors:
         print(f"rejected {problem}", file=sys.stderr)
     for warning in report.warnings:
@@ -52,6 +63,7 @@ def print_report(report: IngestReport) -> None:
     for where, targets in report.missing_includes.items():
         print(f"include not found, left out: {where}: {', '.join(targets)}", file=sys.stderr)
     print(report.summary(), file=sys.stderr)
+    return True
 
 
 def ingest(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
@@ -65,8 +77,8 @@ def ingest(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
         schema = schema_for(collection, place.home / "configs" / "collections")
         options = schema.read_options(args.include, args.exclude)
         report = ingest_through(client, collection, files, progress=args.progress, options=options)
-        print_report(report)
-        failed = failed or bool(report.errors)
+        read = print_report(report, files)
+        failed = failed or bool(report.errors) or not read
     return ExitCode.FAILED if failed else ExitCode.OK
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from haygate.cli import main
+from haygate.errors import ExitCode
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.settings import Settings
@@ -173,3 +174,14 @@ def test_an_included_file_changed_reingests_its_pages_and_changelogs_stay_out_un
     assert "`changelogs` leaves out" in only_changelogs["metadata"]["message"]
     assert "changelogs: true" in only_changelogs["metadata"]["message"]
     assert asked["results"][0]["path"] == "CHANGELOG.md" and plain["metadata"]["filters"] == {}
+
+
+def test_a_folder_with_nothing_to_read_is_an_error_not_a_summary_of_zeros(
+    cli_settings: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wrong folder (or a glob that leaves everything out) is said, with what is read, and fails the command."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "notes.txt").write_text("not a format haygate reads")
+    assert main(["ingest", "docs", str(tmp_path / "site"), "--no-progress"]) == ExitCode.FAILED
+    err = capsys.readouterr().err
+    assert "error: nothing to ingest into 'docs' from" in err and ".md" in err and "records read" not in err
