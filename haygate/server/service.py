@@ -38,7 +38,7 @@ logger = logging.getLogger(__name__)
 
 State = Literal["starting", "ready", "failed"]
 LULL = 0.25  # seconds without a call before the next tool's warm-up starts
-LULL_WAIT = 2.0  # at most this long per tool: under steady calls the warm-up goes on anyway
+LULL_WAIT = 0.5  # at most this long per tool: under steady calls the warm-up goes on (and `ready` comes) anyway
 
 
 @dataclass
@@ -122,6 +122,7 @@ class GatewayService:
         self._callable = threading.Event()  # the tools are built: a call runs (and warms its own tool)
         self._wanted = threading.Event()  # a client listed the tools, called one or asked for health
         self._answered = threading.Event()  # a first call was answered, or readiness asked: warm up the rest
+        self._readiness_asked = threading.Event()  # `/health` was asked: an operator waits for `ready`
         self._reload_lock = threading.Lock()
         self._listeners: list[Callable[[], None]] = []
         self.started_at = time.monotonic()
@@ -167,6 +168,7 @@ class GatewayService:
 
         self.load_now()  # whoever asks is waiting for it
         self._answered.set()
+        self._readiness_asked.set()  # and the warm-up no longer waits for lulls in the calls
         problems = [*self.problems, *(self.refused.problems if self.refused else [])]
         degraded = self.state == "ready" and bool(problems)
         health: dict[str, Any] = {
@@ -259,9 +261,10 @@ class GatewayService:
 
     def _lull(self) -> None:
         """Wait until no call has run for `LULL` seconds (at most `LULL_WAIT`): a tool's warm-up holds the
-        interpreter for a tenth of a second or more, which a client's next call should not wait behind."""
+        interpreter for a tenth of a second or more, which a client's next call should not wait behind. Not
+        once `/health` was asked: whoever asks waits for `ready`, which comes when the warm-up ends."""
         deadline = time.monotonic() + LULL_WAIT
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not self._readiness_asked.is_set():
             generation = self._generation
             busy = generation is not None and generation.inflight > 0
             if not busy and time.monotonic() - self._last_call_ended >= LULL:

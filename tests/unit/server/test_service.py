@@ -185,7 +185,7 @@ def test_the_warm_up_waits_for_a_lull_in_the_calls(service: GatewayService, monk
     `LULL_WAIT` under calls that never stop, so a client's next call does not queue behind it."""
     from haygate.server import service as module
 
-    monkeypatch.setattr(module, "LULL_WAIT", 0.6)
+    monkeypatch.setattr(module, "LULL_WAIT", 0.4)
     service.start(background=False)
     service._last_call_ended = time.monotonic()
     started = time.monotonic()
@@ -197,5 +197,9 @@ def test_the_warm_up_waits_for_a_lull_in_the_calls(service: GatewayService, monk
         started = time.monotonic()
         service._lull()
         assert time.monotonic() - started >= module.LULL_WAIT
+        service.health()  # an operator waits for `ready`: no more waiting for lulls
+        started = time.monotonic()
+        service._lull()
+        assert time.monotonic() - started < module.LULL
     finally:
         generation.leave()
