@@ -11,7 +11,9 @@ ingest   The --cvs corpus into the `candidates` collection of --data (skipped wh
          CVs/s and chunks/s (chunks and phrases are the points written).
 calls    `search_by_skills` inside the gateway (argument checks, pipeline, formatter; REST adds its HTTP round
          trip) on that collection: one required skill per call, the judged set's request texts, each sent once,
-         so no cache answers: `{calls, n, p50_ms, p95_ms, p99_ms, max_ms}` (`scripts.measure.percentiles`).
+         so no cache answers: `{calls, n, p50_ms, p95_ms, p99_ms, max_ms}` (`scripts.measure.percentiles`), and
+         the engine's share of the same calls (`engine`, `engine_share_p50`: every read of the Qdrant Edge
+         shard timed where the call makes it).
 
 Prints one JSON document, one key per stage; wall times in seconds (`*_s`, `seconds`), rates per second,
 memory in MB. Figures: docs/results/benchmarks.md.
@@ -24,6 +26,7 @@ import haygate._env  # noqa: F401  (offline defaults first)
 # isort: split
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -143,18 +146,53 @@ def calls(data_dir: Path, limit: int) -> dict[str, Any]:
         tool = gateway.get("search_by_skills")
         for warm in ("Python", "Java", "SQL"):
             tool.run({"required_skills": [warm], "top_k": 10})
+        store: Any = loader.store("candidates")
+        open_shard = store._pool[store.path]
+        engine = TimedShard(open_shard.shard)
+        open_shard.shard = engine  # every engine call of a search, timed where it is made
         before = load_average()
-        times = []
-        for text in texts[:limit]:
-            started = time.perf_counter()
-            tool.run({"required_skills": [text], "top_k": 10})
-            times.append(time.perf_counter() - started)
+        times, engine_times = [], []
+        try:
+            for text in texts[:limit]:
+                engine.seconds = 0.0
+                started = time.perf_counter()
+                tool.run({"required_skills": [text], "top_k": 10})
+                times.append(time.perf_counter() - started)
+                engine_times.append(engine.seconds)
+        finally:
+            open_shard.shard = engine.shard
         gateway.writer.close()
     return {
         "calls": len(times),
         **percentiles(times),
+        "engine": percentiles(engine_times),
+        "engine_share_p50": round(statistics.median(e / t for e, t in zip(engine_times, times, strict=True)), 3),
         "load": {"before": before, "after": load_average()},
     }
+
+
+class TimedShard:
+    """The Qdrant Edge shard, its reads timed: the engine's own share of a call, inside the call itself."""
+
+    TIMED = frozenset(["query", "query_batch", "scroll", "retrieve", "count", "facet", "search"])
+
+    def __init__(self, shard: Any) -> None:
+        self.shard = shard
+        self.seconds = 0.0
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self.shard, name)
+        if name not in self.TIMED:
+            return found
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return found(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - started
+
+        return timed
 
 
 def main() -> None:
