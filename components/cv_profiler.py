@@ -185,10 +185,11 @@ class CvProfiler:
     def _phrase_vectors(self, unique: list[str]) -> np.ndarray:
         """One row per phrase. CVs share many phrases (headings, "Email me on Indeed", common duties: 28 % of
         the real CVs' phrases recur), so the last `RECENT_PHRASES` vectors of this ingest are kept and only
-        new phrases are embedded. The embedder's query cache is for queries and is left alone.
+        new phrases are embedded; a phrase an earlier ingest embedded is read from the vectors kept on disk
+        (`haygate.api.DenseTextEmbedder.embed_many`, `kept`). The embedder's query cache is for queries.
         """
         fresh = [p for p in unique if p not in self._recent]
-        computed = self._embedder.embed_many(fresh, cache=False) if fresh else np.zeros((0, 1), dtype=np.float32)
+        computed = self._embedder.embed_many(fresh, kept=True) if fresh else np.zeros((0, 1), dtype=np.float32)
         for phrase, vector in zip(fresh, computed, strict=True):
             self._recent[phrase] = vector
         rows = []

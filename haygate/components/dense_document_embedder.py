@@ -102,9 +102,11 @@ class DenseDocumentEmbedder(DenseEmbedding):
         return self.embedding_separator.join([*meta, document.content or ""])
 
     def _embed_once(self, texts: list[str]) -> list[list[float]]:
-        """Each distinct text embedded once (repeated boilerplate, a chunk written twice): the model is the cost."""
+        """Each distinct text embedded once (repeated boilerplate, a chunk written twice), and one embedded by an
+        earlier batch or ingest not again (`haygate.components.kept_vectors`): the model is the cost.
+        """
         distinct = list(dict.fromkeys(texts))
-        vectors = dict(zip(distinct, self._embed_texts(distinct).tolist(), strict=True))
+        vectors = dict(zip(distinct, self._embed_texts(distinct, kept=True).tolist(), strict=True))
         return [list(vectors[text]) for text in texts]
 
     @component.output_types(documents=list[Document])

@@ -97,12 +97,19 @@ class DenseEmbedding:
             matrix = matrix / np.where(norms == 0, 1.0, norms)
         return matrix
 
-    def _embed_texts(self, texts: list[str]) -> np.ndarray:
-        """The model's vectors for `texts`, in batches of `batch_size` (no cache)."""
+    def _embed_texts(self, texts: list[str], kept: bool = False) -> np.ndarray:
+        """The model's vectors for `texts`, in batches of `batch_size`. `kept`: documents' texts, read from and
+        added to the vectors kept on disk (`haygate.components.kept_vectors`); no cache otherwise.
+        """
         if self.embedding_backend is None:
             self.warm_up()
-        assert self.embedding_backend is not None
-        rows = self.embedding_backend.embed([self.prefix + t + self.suffix for t in texts], batch_size=self.batch_size)
+        backend = self.embedding_backend
+        assert backend is not None
+        framed = [self.prefix + t + self.suffix for t in texts]
+        if kept and backend.kept is not None:
+            rows = backend.kept.embed(framed, lambda missing: backend.embed(missing, batch_size=self.batch_size))
+        else:
+            rows = backend.embed(framed, batch_size=self.batch_size)
         return self._finish(np.asarray(rows, dtype=np.float32).reshape(len(texts), -1))
 
 
@@ -215,11 +222,13 @@ class DenseTextEmbedder(DenseEmbedding):
             matrix = np.asarray([_QUERY_CACHE[self._cache_key(t)] for t in wanted], dtype=np.float32)
         np.save(path, matrix)
 
-    def embed_many(self, texts: list[str], cache: bool = True) -> np.ndarray:
-        """Unit-length embeddings, one row per text, batched; `cache` also serves and keeps them in the LRU."""
+    def embed_many(self, texts: list[str], cache: bool = True, kept: bool = False) -> np.ndarray:
+        """Unit-length embeddings, one row per text, batched; `cache` also serves and keeps them in the LRU;
+        `kept` (documents' texts, not queries) reads and adds them to the vectors kept on disk instead.
+        """
         rows: Any
-        if not cache:
-            rows = self._embed_texts(texts)
+        if kept or not cache:
+            rows = self._embed_texts(texts, kept=kept)
         else:
             self.prefill(texts)
             with _QUERY_CACHE_LOCK:

@@ -35,6 +35,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
+from haygate.components.kept_vectors import KeptVectors, kept_vectors
 from haygate.components.models import TORCH_EXTRA, model_folder
 from haygate.errors import ConfigurationError
 
@@ -66,6 +67,7 @@ class EmbeddingBackend(Protocol):
 
     runtime: str
     dimension: int
+    kept: KeptVectors | None  # its document vectors on disk, by text (`load_backend` sets it)
 
     def embed(self, data: list[str], batch_size: int = 32, **kwargs: Any) -> Any:
         """One row per text, `batch_size` texts a model call."""
@@ -217,6 +219,8 @@ class OnnxBackend:
             str(folder / "model.onnx"), options, providers=providers, provider_options=provider_options
         )
         self.embed_one = MicroBatcher(self._run, max_batch)
+        self.identity = folder.name  # the export's folder: the model's name and its files' fingerprint
+        self.kept: KeptVectors | None = None
 
     def _run(self, texts: list[str]) -> np.ndarray:
         encodings = self.tokenizer.encode_batch(texts)
@@ -287,6 +291,8 @@ class TorchBackend:
         self.model = SentenceTransformer(folder, device=_PLACEMENT.device)
         self.dimension = int(self.model.get_embedding_dimension() or 0)
         self.embed_one = MicroBatcher(lambda texts: self.embed(texts, batch_size=len(texts)), max_batch)
+        self.identity = f"torch-{Path(folder).name}-{_fingerprint(Path(folder))}"
+        self.kept: KeptVectors | None = None
 
     def embed(self, data: list[str], batch_size: int = 32, **_: Any) -> np.ndarray:
         """One float32 row per text, as sentence-transformers' `encode` pools it."""
@@ -607,5 +613,6 @@ def load_backend(model: str, runtime: str, cache_dir: Path | None = None, max_ba
         except Exception as error:
             msg = f"cannot load embedding model '{model}' offline ({runtime}): {type(error).__name__}: {error}"
             raise ConfigurationError(msg, {"model": model, "backend": runtime}) from error
+        backend.kept = kept_vectors(cache, backend.identity, backend.dimension)
         _BACKENDS[key] = backend
         return backend
