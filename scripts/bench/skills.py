@@ -7,8 +7,11 @@ floor    On the 220 real CVs alone, side by side: a bare encode of exactly what 
          350-word windows, with the name as the pipeline embeds it, and each distinct short phrase) with the same
          ONNX runtime and threads, and the whole ingest of them into an empty collection. Their ratio is how far
          the ingest is from the model's own pace on this machine.
-ingest   The --cvs corpus into the `candidates` collection of --data (skipped when it already holds them):
+ingest   The --cvs corpus into the `candidates` collection of --data, no vector kept from before (skipped when it
+         already holds them):
          CVs/s and chunks/s (chunks and phrases are the points written).
+reingest The --cvs corpus into an empty data dir with no vector kept, then into another: the second reads every
+         vector back, as a re-ingest after an edit to configs/skills.yaml does (`first`, `again`, `speedup`).
 calls    `search_by_skills` inside the gateway (argument checks, pipeline, formatter; REST adds its HTTP round
          trip) on that collection: one required skill per call, the judged set's request texts, each sent once,
          so no cache answers: `{calls, n, p50_ms, p95_ms, p99_ms, max_ms}` (`scripts.measure.percentiles`), and
@@ -41,12 +44,12 @@ REAL = PROJECT.parent / "shared" / "data" / "resumes" / "resumes.jsonl"
 QUERIES = PROJECT / "evaluation" / "search_by_skills" / "queries.jsonl"
 
 
-def settings_for(data_dir: Path) -> Any:
+def settings_for(data_dir: Path, models: Path | None = None) -> Any:
+    """`models`: where the model's export and its kept vectors are (default: the project's `data/.models`)."""
     from haygate.settings import Settings
 
-    return Settings(
-        home=PROJECT, data_dir=data_dir, token=None, tier="public", model_cache_dir=PROJECT / "data" / ".models"
-    )
+    models = models or PROJECT / "data" / ".models"
+    return Settings(home=PROJECT, data_dir=data_dir, token=None, tier="public", model_cache_dir=models)
 
 
 def corpus(count: int, folder: Path) -> Path:
@@ -76,11 +79,13 @@ def corpus(count: int, folder: Path) -> Path:
     return path
 
 
-def ingest(data_dir: Path, source: Path) -> dict[str, Any]:
+def ingest(data_dir: Path, source: Path, models: Path | None = None) -> dict[str, Any]:
+    """`source` into the `candidates` collection of `data_dir`; `models`: see `settings_for` (a new folder: cold,
+    no vector kept from an earlier ingest)."""
     from haygate.gateway.loader import Loader
     from haygate.ingest.indexer import ingest_files
 
-    with Loader(settings_for(data_dir)) as loader:
+    with Loader(settings_for(data_dir, models)) as loader:
         collection = loader.collection("candidates")
         collection.indexing.warm_up()
         before = load_average()
@@ -121,7 +126,7 @@ def floor(scratch: Path) -> dict[str, Any]:
     backend.embed(windows, batch_size=32)
     backend.embed(unique_phrases, batch_size=32)
     bare = time.perf_counter() - started
-    whole = ingest(scratch / "floor-data", REAL)
+    whole = ingest(scratch / "floor-data", REAL, scratch / "models")  # no vector kept from before
     return {
         "cvs": len(records),
         "windows": len(windows),
@@ -133,6 +138,14 @@ def floor(scratch: Path) -> dict[str, Any]:
         "floor_cvs_per_s": round(len(records) / bare, 2),
         "ingest": whole,
     }
+
+
+def reingest(source: Path, scratch: Path) -> dict[str, Any]:
+    """`source` ingested into an empty data dir with no vector kept, then into another empty one: the second reads
+    every vector back (`haygate.components.kept_vectors`), as a re-ingest after a vocabulary edit does."""
+    first = ingest(scratch / "first", source, scratch / "models")
+    again = ingest(scratch / "again", source, scratch / "models")
+    return {"first": first, "again": again, "speedup": round(first["seconds_writing"] / again["seconds_writing"], 2)}
 
 
 def calls(data_dir: Path, limit: int) -> dict[str, Any]:
@@ -200,7 +213,7 @@ def main() -> None:
     parser.add_argument("--cvs", type=int, default=10_000, help="CVs in the collection the calls search")
     parser.add_argument("--data", type=Path, default=None, help="data dir (default: bench-out/skills/data-<cvs>)")
     parser.add_argument(
-        "--stages", nargs="*", default=["floor", "ingest", "calls"], choices=["floor", "ingest", "calls"]
+        "--stages", nargs="*", default=["floor", "ingest", "calls"], choices=["floor", "ingest", "reingest", "calls"]
     )
     parser.add_argument("--queries", type=int, default=200, help="request texts timed (default: 200)")
     args = parser.parse_args()
@@ -219,8 +232,12 @@ def main() -> None:
         if marker.exists():
             result["ingest"] = json.loads(marker.read_text())
         else:
-            result["ingest"] = ingest(data_dir, source)
+            with tempfile.TemporaryDirectory(prefix="haygate-models-") as models:
+                result["ingest"] = ingest(data_dir, source, Path(models))  # cold: no vector kept
             marker.write_text(json.dumps(result["ingest"]))
+    if "reingest" in args.stages:
+        with tempfile.TemporaryDirectory(prefix="haygate-skills-") as scratch:
+            result["reingest"] = reingest(corpus(args.cvs, folder), Path(scratch))
     if "calls" in args.stages:
         result["calls"] = calls(data_dir, args.queries)
     print(json.dumps(result, indent=2))
