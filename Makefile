@@ -69,7 +69,7 @@ test-fast: install
 	$(BIN)/python -m pytest --profile fast -n auto --dist loadfile
 
 eval: install conformance apps-host
-	$(BIN)/python -m pytest --profile eval
+	HAYGATE_KEEP_VECTORS=0 $(BIN)/python -m pytest --profile eval
 
 # Re-take the speed the budgets are set for (tests/support/speed-reference.json), on a quiet machine of CI's kind,
 # after any change to the probe's work (a test says when).

@@ -12,10 +12,13 @@ It is a cache, never the only copy of anything: a file that cannot be read is st
 fails (a full disk, a file another process holds too long) leaves the ingest embedding as if nothing were kept,
 with one warning. Several processes may share a file (SQLite's write-ahead log). The file keeps the last
 `MAX_VECTORS` vectors written (about 0.9 GB at 384 dimensions); deleting it is always safe.
+`HAYGATE_KEEP_VECTORS=0` turns it off for a process: the benchmarks that time an ingest against the model's
+floor, and `make eval`'s cold reproductions, embed every text.
 """
 
 import hashlib
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -28,6 +31,7 @@ logger = logging.getLogger(__name__)
 MAX_VECTORS = 600_000
 LOOKUP_CHUNK = 900  # keys per SELECT: under SQLite's default limit of variables
 BUSY_SECONDS = 10.0  # how long a write waits for another process's
+KEEP_VECTORS = "HAYGATE_KEEP_VECTORS"
 
 
 def text_key(text: str) -> bytes:
@@ -151,8 +155,12 @@ _KEPT: dict[Path, KeptVectors] = {}
 _KEPT_LOCK = threading.Lock()
 
 
-def kept_vectors(folder: Path, model: str, dimension: int) -> KeptVectors:
-    """The process's one `KeptVectors` for the model whose identity is `model`, under `folder`."""
+def kept_vectors(folder: Path, model: str, dimension: int) -> KeptVectors | None:
+    """The process's one `KeptVectors` for the model whose identity is `model`, under `folder`; None when
+    `HAYGATE_KEEP_VECTORS` is 0 (or false, off, no).
+    """
+    if os.environ.get(KEEP_VECTORS, "1").strip().lower() in ("0", "false", "off", "no"):
+        return None
     path = folder / "vectors" / f"{model}.sqlite"
     with _KEPT_LOCK:
         kept = _KEPT.get(path)

@@ -28,6 +28,11 @@ Cold start over stdio is measured by `scripts.bench.live` (startup).
 import haygate._env  # noqa: F401  (offline defaults first)
 
 # isort: split
+import os
+
+os.environ.setdefault("HAYGATE_KEEP_VECTORS", "0")  # timed ingests embed every text, as a first one does
+
+# isort: split
 import argparse
 import asyncio
 import dataclasses

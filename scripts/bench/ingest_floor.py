@@ -21,6 +21,11 @@ Run: `.venv/bin/python -m scripts.bench.ingest_floor --sections 1000` or `--mark
 import haygate._env  # noqa: F401  (offline defaults first)
 
 # isort: split
+import os
+
+os.environ.setdefault("HAYGATE_KEEP_VECTORS", "0")  # timed ingests embed every text, as a first one does
+
+# isort: split
 import argparse
 import json
 import tempfile

@@ -40,7 +40,8 @@ def test_document_embedding_advances_per_batch_in_the_callers_order() -> None:
     embedder = DenseDocumentEmbedder(batch_size=2)
     pipeline = Pipeline()
     pipeline.add_component("embedder", embedder)
-    documents = [Document(content=text) for text in TEXTS]
+    texts = [f"{text} {uuid.uuid4()}" for text in TEXTS]  # embedded by no earlier run (none is kept on disk)
+    documents = [Document(content=text) for text in texts]
     recorded = RecordedBars("doc")
     with counted_embeddings(pipeline, recorded):
         assert isinstance(embedder.embedding_backend, CountingBackend)
@@ -54,7 +55,7 @@ def test_document_embedding_advances_per_batch_in_the_callers_order() -> None:
     assert "1/5" not in shown and "3/5" not in shown
     assert "doc/s" in shown or "s/doc" in shown  # a rate in the bar's unit
 
-    plain = DenseDocumentEmbedder(batch_size=len(TEXTS)).run([Document(content=text) for text in TEXTS])
+    plain = DenseDocumentEmbedder(batch_size=len(TEXTS)).run([Document(content=text) for text in texts])
     expected = np.array([d.embedding for d in plain["documents"]])
     assert np.allclose([d.embedding for d in counted], expected, atol=1e-5)  # same vectors, same order
 
