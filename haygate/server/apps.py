@@ -7,10 +7,13 @@ security policy admits nothing from anywhere), which draws the results as the co
 filters again, and opens a result's whole record through `open-record`, a tool for the view only
 (`visibility: ["app"]`).
 
-The extension is negotiated (`io.modelcontextprotocol/ui`): a client that does not declare it lists exactly
-the tools it always did, without the view's metadata or the view's own tool, and every tool result is the same
-for every client. The view is per tool because it must know which tool to call again, and hosts need not
-say which tool a view was opened for.
+Every client is shown the views, declared or not: hosts that render them (VS Code, ext-apps' basic-host) do
+not all declare the extension (`io.modelcontextprotocol/ui`), and the extension lets a server attach
+`_meta.ui` always ("if the host does not support MCP Apps, the tool behaves as a standard tool"). `open-record`
+is for the view alone (`visibility: ["app"]`) where the host declared the extension; to any other client it
+is a plain read-only tool, so a host that renders views without declaring them can still open a record from
+one. Every tool result is the same for every client. The view is per tool because it must know which tool to
+call again, and hosts need not say which tool a view was opened for.
 """
 
 import base64
@@ -356,39 +359,34 @@ def _has_apps(context: MiddlewareContext) -> bool:
     return fastmcp_context is not None and fastmcp_context.client_supports_extension(UI_EXTENSION_ID)
 
 
-class ViewsForAppsHosts(Middleware):
-    """A host that declares MCP Apps sees each ranked tool's view (`_meta.ui.resourceUri`), the views and the
-    view's tool; any other client lists exactly what it always did."""
+class ViewsForEveryHost(Middleware):
+    """Each ranked tool names its view (`_meta.ui.resourceUri`) for every client; `open-record` is app-only
+    where the host declared MCP Apps, and a plain read-only tool elsewhere (a host that renders views without
+    declaring the extension calls it from the view like any tool)."""
 
     def __init__(self, views: ResultViews) -> None:
         self.views = views
 
     async def on_list_tools(self, context: MiddlewareContext, call_next: CallNext) -> Sequence[Tool]:
         tools: Sequence[Tool] = await call_next(context)
-        if not _has_apps(context):
-            return [tool for tool in tools if tool.name != OPEN_RECORD]
-        ranked = self.views.ranked()
+        ranked, declared = self.views.ranked(), _has_apps(context)
         return [
             tool.model_copy(update={"meta": {**(tool.meta or {}), "ui": {"resourceUri": view_uri(tool.name)}}})
             if tool.name in ranked
+            else tool.model_copy(update={"meta": {k: v for k, v in (tool.meta or {}).items() if k != "ui"} or None})
+            if tool.name == OPEN_RECORD and not declared
             else tool
             for tool in tools
         ]
 
-    async def on_list_resources(self, context: MiddlewareContext, call_next: CallNext) -> Sequence[Resource]:
-        resources: Sequence[Resource] = await call_next(context)
-        if _has_apps(context):
-            return resources
-        return [resource for resource in resources if not str(resource.uri).startswith(VIEW_PREFIX)]
-
 
 def install_result_views(mcp: FastMCP, service: GatewayService) -> None:
-    """The views, their tool, and what shows them to Apps hosts only. (The server advertises the extension:
-    FastMCP puts `io.modelcontextprotocol/ui` in every server's capabilities, which the MCP SDK leaves out of a
-    pre-2026 handshake's answer; a host that declares the extension is shown the views either way.)"""
+    """The views and their tool, for every host. (The server advertises the extension: FastMCP puts
+    `io.modelcontextprotocol/ui` in every server's capabilities, which the MCP SDK leaves out of a pre-2026
+    handshake's answer; every host is shown the views either way.)"""
     views = ResultViews(service)
     mcp.add_provider(views)
-    mcp.add_middleware(ViewsForAppsHosts(views))
+    mcp.add_middleware(ViewsForEveryHost(views))
 
 
 __all__ = ["OPEN_RECORD", "RankedList", "install_result_views", "ranked_list", "view_html", "view_uri"]

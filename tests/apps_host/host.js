@@ -15,8 +15,11 @@ const SANDBOX = new URL(query.get("sandbox"));
 window.viewMessages = [];
 
 async function connect() {
-  // The host declares MCP Apps (SEP-1724's extensions capability), as the extension asks hosts to.
-  const client = new Client(HOST, { capabilities: { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [RESOURCE_MIME_TYPE] } } } });
+  // The host declares MCP Apps (SEP-1724's extensions capability), as the extension asks hosts to; with
+  // `?declare=no` it declares nothing, as VS Code's client and the extension's own basic-host do.
+  const declared = query.get("declare") !== "no";
+  const capabilities = declared ? { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [RESOURCE_MIME_TYPE] } } } : {};
+  const client = new Client(HOST, { capabilities });
   await client.connect(new StreamableHTTPClientTransport(SERVER));
   const tools = new Map((await client.listTools()).tools.map((tool) => [tool.name, tool]));
   return { client, tools };

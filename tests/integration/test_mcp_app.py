@@ -173,14 +173,21 @@ async def test_an_apps_host_is_shown_a_view_on_each_ranked_tool_and_the_views_ow
     assert {view_uri(name) for name in RANKED} <= views
 
 
-async def test_a_client_without_apps_lists_what_it_always_did_and_every_result_is_the_same(served: str) -> None:
+async def test_a_host_that_declares_nothing_is_shown_the_views_too_and_every_result_is_the_same(served: str) -> None:
+    """As VS Code's client and ext-apps' basic-host connect: no `io.modelcontextprotocol/ui` in their capabilities,
+    and they render views all the same."""
     async with Client(f"{served}/mcp", extensions=[APPS]) as apps, Client(f"{served}/mcp") as plain:
-        listed = (await plain.list_tools()).tools
-        resources = (await plain.list_resources()).resources
+        listed = {tool.name: tool for tool in (await plain.list_tools()).tools}
+        resources = {str(r.uri) for r in (await plain.list_resources()).resources}
         answers = [await client.call_tool("search_docs", QUERY) for client in (apps, plain)]
-    assert OPEN_RECORD not in {tool.name for tool in listed}
-    assert all(ui(tool) is None for tool in listed)
-    assert not [r for r in resources if r.uri.startswith("ui://")]
+        found = answers[1].structured_content["results"][0]  # type: ignore[index]
+        opened = await plain.call_tool(OPEN_RECORD, {"tool": "search_docs", "arguments": QUERY, "id": found["id"]})
+    for name in RANKED:
+        assert ui(listed[name]) == {"resourceUri": view_uri(name)}
+    assert {view_uri(name) for name in RANKED} <= resources
+    assert ui(listed[OPEN_RECORD]) is None  # a plain read-only tool: no `visibility: ["app"]` to a host that
+    assert listed[OPEN_RECORD].annotations.read_only_hint is True  # type: ignore[union-attr]  # did not declare it
+    assert opened.is_error is False and opened.structured_content["matched"] == found["id"]  # type: ignore[index]
     with_apps, without = answers
     assert with_apps.structured_content == without.structured_content
     assert [c.text for c in with_apps.content] == [c.text for c in without.content]  # type: ignore[union-attr]
@@ -222,6 +229,27 @@ async def test_open_record_returns_the_whole_record_behind_a_result(served: str)
     errors = [json.loads(answer.content[0].text)["error"] for answer in (gone, unranked, malformed)]  # type: ignore[union-attr]
     assert [error["code"] for error in errors] == ["NOT_FOUND", "NOT_FOUND", "VALIDATION_ERROR"]
     assert "search again" in errors[0]["message"] and "search_docs" in errors[1]["message"]
+
+
+@pytest.mark.budget(25, "Chromium, a host bundle of ext-apps and the MCP SDK, two tool calls through it")
+def test_a_host_that_declares_nothing_shows_the_view_and_opens_a_record(host_site: str, served: str) -> None:
+    """VS Code's client and ext-apps' basic-host render views without declaring the extension."""
+    from playwright.sync_api import expect
+
+    sandbox = host_site.replace("127.0.0.1", "localhost")
+    address = f"{host_site}/?server={quote(served + '/mcp')}&sandbox={quote(sandbox + '/sandbox.html')}&declare=no"
+    with browser_page(host_site, sandbox, served) as page:
+        page.goto(address)
+        listed = {tool["name"]: tool["ui"] for tool in page.evaluate("haygateHost.ready")}
+        assert listed["search_docs"] == {"resourceUri": view_uri("search_docs")}
+        page.evaluate("([name, args]) => haygateHost.show(name, args)", ["search_docs", QUERY])
+        view = page.frame_locator("#app").frame_locator("iframe")
+        results = view.locator(".result")
+        expect(results).to_have_count(4)
+        first = results.first.get_attribute("data-id")
+        results.first.get_by_role("button", name="open").click()
+        expect(view.locator(".record .document.matched")).to_have_attribute("data-id", first or "")
+        screenshot(page, "mcp-app-undeclared-host")
 
 
 @pytest.mark.budget(40, "Chromium, a host bundle of ext-apps and the MCP SDK, eight tool calls through it")

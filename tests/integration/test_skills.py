@@ -180,7 +180,7 @@ async def test_a_reload_with_a_changed_declaration_changes_skill_instructions_an
     async with Client(mcp) as client:
         after = await read(client, "skill://team-docs/SKILL.md")
         tool_file = await read(client, "skill://team-docs/tools/search_docs.md")
-        [tool] = await client.list_tools()
+        [tool] = [listed for listed in await client.list_tools() if listed.name == "search_docs"]
         instructions = client.instructions
     assert "team's handbook" not in before and "Search the team's handbook" in after
     assert tool_file.startswith("# Search the handbook\n")

@@ -55,7 +55,9 @@ async def test_stdio_list_and_call_with_filters(home: Path) -> None:
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
-        [tool] = (await session.list_tools()).tools
+        tool, view_tool = (await session.list_tools()).tools  # the declared tool, and its results view's
+        assert view_tool.name == "open-record"
+        assert (tool.meta or {}).get("ui") == {"resourceUri": "ui://haygate/results/search.html"}
         assert tool.name == "search" and all(p.get("description") for p in tool.input_schema["properties"].values())
         result = await session.call_tool("search", {"query": "borders", "entities": ["bug"], "limit": 5})
         assert result.is_error is False
@@ -114,7 +116,7 @@ def test_the_handshake_loads_only_what_it_needs(home: Path) -> None:
             server.stdin.flush()
         answers = [json.loads(server.stdout.readline()) for _ in range(2)]  # stdin stays open until both came
         _, err = server.communicate(timeout=60)
-    assert [t["name"] for t in answers[1]["result"]["tools"]] == ["search"]
+    assert [t["name"] for t in answers[1]["result"]["tools"]] == ["search", "open-record"]  # and a view's tool
     [loaded] = [line for line in err.splitlines() if line.startswith("loaded:")]
     assert "fastmcp" in loaded  # the probe sees what was imported
     assert not {name for name in NOT_BEFORE_THE_LIST if f"'{name}'" in loaded}, loaded
