@@ -57,6 +57,7 @@ from fastmcp import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from haygate.components.dense_text_embedder import QUERY_CACHE_SIZE
+from haygate.server.apps import OPEN_RECORD
 from haygate.server.telemetry import RECENT_CALLS
 from scripts.measure import free_port, load_average, memory_mb, percentiles
 
@@ -404,7 +405,8 @@ class Soak:
         """The served tools and their schemas, as an MCP client sees them."""
         async with Client(f"{self.server.url}/mcp", timeout=CALL_TIMEOUT) as client:
             tools = await client.list_tools()
-        schemas = {tool.name: dict(tool.input_schema) for tool in tools if tool.name not in WRITE_TOOLS}
+        skipped = {*WRITE_TOOLS, OPEN_RECORD}  # writes go their own way; open-record takes a result's id
+        schemas = {tool.name: dict(tool.input_schema) for tool in tools if tool.name not in skipped}
         self.search_tools = sorted(schemas)
         self.texts = Texts(schemas)
 

@@ -8,6 +8,7 @@ import pytest
 from fastmcp import Client
 
 from haygate.gateway.runtime import Gateway
+from haygate.server.apps import OPEN_RECORD
 from tests.support.serving import http_for, mcp_for, serve
 
 pytestmark = pytest.mark.integration
@@ -71,7 +72,7 @@ async def test_mcp_over_streamable_http(gateway: Gateway, base_url: str) -> None
     async with Client(f"{base_url}/mcp") as client:
         tools = await client.list_tools()
         result = await client.call_tool("search_docs", {"query": "bearer token", "max_results": 2})
-    assert sorted(t.name for t in tools) == sorted(gateway.tools)
+    assert sorted(t.name for t in tools) == sorted([*gateway.tools, OPEN_RECORD])  # and the views' tool
     assert len(result.structured_content["results"]) == 2
 
 
@@ -92,7 +93,7 @@ async def test_bearer_token_is_required_when_configured(gateway: Gateway, secure
             assert sent.status_code == status, scheme
         assert (await http.get("/health")).status_code == 200
     async with Client(f"{secured_url}/mcp", auth=TOKEN) as client:
-        assert sorted(t.name for t in await client.list_tools()) == sorted(gateway.tools)
+        assert sorted(t.name for t in await client.list_tools()) == sorted([*gateway.tools, OPEN_RECORD])
 
 
 async def test_unknown_paths_and_wrong_methods_get_the_envelope(base_url: str) -> None:

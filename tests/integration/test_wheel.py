@@ -155,6 +155,8 @@ async def stdio_calls(installed: Installed, home: Path) -> dict[str, Any]:
     async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         for tool in (await session.list_tools()).tools:
+            if tool.name == "open-record":  # the results views' tool: it opens a result found before
+                continue
             result = await session.call_tool(tool.name, example_arguments(tool.input_schema))
             assert result.is_error is False, (tool.name, result.content)
             answers[tool.name] = result.structured_content
