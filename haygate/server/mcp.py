@@ -23,7 +23,7 @@ from fastmcp.tools import Tool, ToolResult
 from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import HandlerEntry
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourcesListChanged, ToolsListChanged
 from mcp_types import (
     CallToolRequestParams,
     CallToolResult,
@@ -143,7 +143,8 @@ class DirectToolCalls:
 
 
 class ToolListAnnouncer:
-    """Tells connected clients that the tool list changed, in both eras of the protocol.
+    """Tells connected clients that the tool list (and with it the resources: the views and the skill's files)
+    or the resources alone changed, in both eras of the protocol.
 
     A 2026-07-28 client opens a `subscriptions/listen` stream (served with the SDK's own `ListenHandler`) and
     gets the change there; a 2025-era client with a standing channel (stdio, a stateful HTTP session) gets
@@ -168,24 +169,37 @@ class ToolListAnnouncer:
         return await call_next(ctx)
 
     def tools_changed(self) -> None:
-        """Announce the change from any thread (a reload runs in a worker thread)."""
+        """Announce new tools from any thread (a reload runs in a worker thread): the views and the skill's files
+        follow the tools, so the resources changed too."""
+        self._from_any_thread(tools=True)
+
+    def resources_changed(self) -> None:
+        """Announce new resources alone (the skill made again after a write changed what it lists)."""
+        self._from_any_thread(tools=False)
+
+    def _from_any_thread(self, tools: bool) -> None:
         loop = self._loop
         if loop is None or loop.is_closed():
             return  # no client has connected yet
-        asyncio.run_coroutine_threadsafe(self._announce(), loop).add_done_callback(_log_failure)
+        asyncio.run_coroutine_threadsafe(self._announce(tools), loop).add_done_callback(_log_failure)
 
-    async def _announce(self) -> None:
-        await self.bus.publish(ToolsListChanged())
+    async def _announce(self, tools: bool) -> None:
+        events: list[Any] = [ToolsListChanged(), ResourcesListChanged()] if tools else [ResourcesListChanged()]
+        methods = ["notifications/tools/list_changed"] if tools else []
+        methods.append("notifications/resources/list_changed")
+        for event in events:
+            await self.bus.publish(event)
         for connection in list(self._standing):
             try:
-                await connection.outbound.notify("notifications/tools/list_changed", None)
+                for method in methods:
+                    await connection.outbound.notify(method, None)
             except Exception as error:  # a client that went away must not stop the others being told
-                logger.debug("a client could not be told the tool list changed (gone?): %r", error)
+                logger.debug("a client could not be told the lists changed (gone?): %r", error)
 
 
 def _log_failure(future: "concurrent.futures.Future[None]") -> None:
     if future.exception() is not None:
-        logger.warning("announcing the new tool list failed: %r", future.exception())
+        logger.warning("announcing the new lists failed: %r", future.exception())
 
 
 class StartAfterListing(Middleware):
@@ -268,5 +282,5 @@ def build_mcp(service: GatewayService) -> FastMCP:
     DirectToolCalls(service).install(mcp)
     install_result_views(mcp, service)  # MCP Apps: a results view for each tool that returns ranked records
     service.on_tools_changed(announcer.tools_changed)
-    serve_guidance(mcp, service)  # instructions and the project's skill
+    serve_guidance(mcp, service, announcer.resources_changed)  # instructions and the project's skill
     return mcp

@@ -125,6 +125,8 @@ class GatewayService:
         self._readiness_asked = threading.Event()  # `/health` was asked: an operator waits for `ready`
         self._reload_lock = threading.Lock()
         self._listeners: list[Callable[[], None]] = []
+        self._data_listeners: list[Callable[[], None]] = []
+        self.data_version = 0  # writes through this service so far: what the skill's filter values rest on
         self.started_at = time.monotonic()
         self._last_call_ended = 0.0  # when a call last ended (monotonic): the warm-up waits for lulls
         self.telemetry = telemetry or Telemetry(settings, self.collection_stats)
@@ -152,6 +154,10 @@ class GatewayService:
 
     def on_tools_changed(self, listener: Callable[[], None]) -> None:
         self._listeners.append(listener)
+
+    def on_data_changed(self, listener: Callable[[], None]) -> None:
+        """`listener()` after every write through this service (called in the writing thread)."""
+        self._data_listeners.append(listener)
 
     def _tools_changed(self) -> None:
         for listener in self._listeners:
@@ -400,9 +406,16 @@ class GatewayService:
         generation = await self.ready_generation()
         generation.enter()
         try:
-            return await anyio.to_thread.run_sync(work, generation.gateway)
+            written = await anyio.to_thread.run_sync(work, generation.gateway)
         finally:
             generation.leave()
+        self.data_version += 1
+        for listener in self._data_listeners:
+            try:
+                listener()
+            except Exception:
+                logger.exception("a data-changed listener failed")
+        return written
 
     # -- reloading -------------------------------------------------------------------------------
 

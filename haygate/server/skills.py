@@ -9,7 +9,10 @@
   `skills/get`. FastMCP serves skills from a folder, so the server writes the generated files into a folder of
   its own. They are written when a client first asks for them and again whenever the served tools change (a
   reload, the end of the start): the example calls in them are run on the serving tools, which would cost
-  every connection that never reads the skill.
+  every connection that never reads the skill. A host checks each file against the SHA-256 digest the skill's
+  manifest gives (SEP-2640): FastMCP computes the digests from the files as they are on every listing, so a
+  rewritten file comes with its new digest, and clients are told the resources changed (with the tools on a
+  reload; alone when writes changed the filter values the skill lists, once they pause for `SETTLE_SECONDS`).
 """
 
 import logging
@@ -18,7 +21,7 @@ import tempfile
 import threading
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +44,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+SETTLE_SECONDS = 2.0  # after the last write, the skill is made again (its example calls run): not per write
+
 
 class ProjectSkill(SkillsDirectoryProvider):
     """The project's generated skill, made again before a request when the served tools have changed since it
@@ -53,13 +58,15 @@ class ProjectSkill(SkillsDirectoryProvider):
         self.service = service
         self.folder = folder
         self._skill: Skill | None = None
-        self._made_from: tuple[str, list[ToolDeclaration]] | None = None  # the served tools it was made from
+        self._made_from: tuple[str, int, list[ToolDeclaration]] | None = None  # the tools and data it rests on
         self._on_disk = False
         self._writing = threading.Lock()
+        self.on_changed: Callable[[], None] | None = None  # told when writes made the skill's files differ
+        self._settling: threading.Timer | None = None
         weakref.finalize(self, shutil.rmtree, folder, True)  # a server dropped without stopping (a test)
 
-    def _current(self) -> tuple[str, list[ToolDeclaration]]:
-        return self.service.state, list(self.service.listing().values())
+    def _current(self) -> tuple[str, int, list[ToolDeclaration]]:
+        return self.service.state, self.service.data_version, list(self.service.listing().values())
 
     def _fresh(self) -> bool:
         """The skill was made from the tools served now (the same declaration objects, in the same state: a
@@ -67,11 +74,11 @@ class ProjectSkill(SkillsDirectoryProvider):
         made_from = self._made_from
         if made_from is None:
             return False
-        state, declarations = self._current()
+        state, version, declarations = self._current()
         return (
-            made_from[0] == state
-            and len(made_from[1]) == len(declarations)
-            and all(a is b for a, b in zip(made_from[1], declarations, strict=True))
+            made_from[:2] == (state, version)
+            and len(made_from[2]) == len(declarations)
+            and all(a is b for a, b in zip(made_from[2], declarations, strict=True))
         )
 
     def _written(self) -> bool:
@@ -91,6 +98,28 @@ class ProjectSkill(SkillsDirectoryProvider):
                     shutil.rmtree(stale, ignore_errors=True)
             self._skill.write(self.folder / self._skill.name)
             self._on_disk = True
+
+    def data_changed(self) -> None:
+        """After a write: once writes pause, make the skill again if one was made, and tell clients if its files
+        changed (a filter value the data now holds, or no longer does)."""
+        if self._skill is None:
+            return  # nobody has read it: it is made when first asked for
+        with self._writing:
+            if self._settling is not None:
+                self._settling.cancel()
+            self._settling = threading.Timer(SETTLE_SECONDS, self._remake)
+            self._settling.daemon = True
+            self._settling.start()
+
+    def _remake(self) -> None:
+        before = dict(self._skill.files) if self._skill is not None else None
+        try:
+            self._write()
+        except Exception:
+            logger.exception("the skill could not be made again after a write")
+            return
+        if before is not None and self._skill is not None and self._skill.files != before and self.on_changed:
+            self.on_changed()
 
     def _remove(self) -> None:
         with self._writing:
@@ -139,10 +168,13 @@ class ProjectSkill(SkillsDirectoryProvider):
         return await super()._skill_uris(uri)
 
 
-def serve_guidance(mcp: FastMCP, service: GatewayService) -> None:
-    """Instructions and the project's skill on `mcp`, kept up to date across reloads."""
+def serve_guidance(mcp: FastMCP, service: GatewayService, resources_changed: Callable[[], None]) -> None:
+    """Instructions and the project's skill on `mcp`, kept up to date across reloads and writes;
+    `resources_changed()` tells clients that the skill's files changed."""
     mcp.instructions = service.instructions()
     skill = ProjectSkill(service)
+    skill.on_changed = resources_changed
+    service.on_data_changed(skill.data_changed)
     mcp.add_provider(skill)
     mcp.add_extension(SkillsExtension(providers=[skill]))
 

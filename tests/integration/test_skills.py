@@ -177,13 +177,15 @@ async def test_a_reload_with_a_changed_declaration_changes_skill_instructions_an
     declaration_file.write_text(yaml.safe_dump(declaration, sort_keys=False))
     reloaded = await anyio.to_thread.run_sync(own_service.reload)
     assert reloaded.swapped, reloaded.problems
-    async with Client(mcp) as client:
+    async with Client(mcp, extensions=[SkillsClientExtension()]) as client:
         after = await read(client, "skill://team-docs/SKILL.md")
+        rewritten = await files_against_manifest(client, "team-docs")  # each rewritten file with its new digest
         tool_file = await read(client, "skill://team-docs/tools/search_docs.md")
         [tool] = [listed for listed in await client.list_tools() if listed.name == "search_docs"]
         instructions = client.instructions
     assert "team's handbook" not in before and "Search the team's handbook" in after
     assert tool_file.startswith("# Search the handbook\n")
+    assert rewritten["skill://team-docs/SKILL.md"] == after
     assert tool.title == "Search the handbook"
     assert instructions is not None and "Search the team's handbook" in instructions
 
@@ -205,3 +207,37 @@ def test_the_skill_command_prints_and_writes_the_skill(
         "tools/search_docs.md",
     ]
     assert (written / "SKILL.md").read_text() == printed
+
+
+async def files_against_manifest(client: Client, name: str) -> dict[str, str]:
+    """Every file of the skill read back and checked against its digest in the skill's listing, as a host does
+    (SEP-2640); the files by URI."""
+    [skill] = [s for s in await client.list_skills() if s.frontmatter.name == name]
+    files = {}
+    for entry in skill.resources:
+        text = await read(client, entry.uri)
+        assert entry.digest == f"sha256:{hashlib.sha256(text.encode()).hexdigest()}", entry.uri
+        files[entry.uri] = text
+    return files
+
+
+@pytest.mark.budget(30, "a new project's server: its skill made, a write, the skill made again after it")
+async def test_a_write_that_changes_what_the_skill_lists_remakes_it_with_new_digests_and_says_so(
+    own_service: GatewayService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp.client.subscriptions import listen
+    from mcp.shared.subscriptions import ResourcesListChanged
+
+    from haygate.server import skills
+
+    monkeypatch.setattr(skills, "SETTLE_SECONDS", 0.1)
+    record = {"id": "runbook:quokka", "title": "Quokka runbook", "text": "# Quokkas\n\nFeed them.", "version": "9.9"}
+    async with Client(build_mcp(own_service), extensions=[SkillsClientExtension()]) as client:
+        before = await files_against_manifest(client, "team-docs")
+        async with listen(client.session, resources_list_changed=True) as changes:
+            await own_service.write(lambda gateway: gateway.writer.upsert("docs", [record]))
+            with anyio.fail_after(20):
+                assert isinstance(await anext(changes), ResourcesListChanged)  # told once the skill was made again
+        after = await files_against_manifest(client, "team-docs")
+    main_file = "skill://team-docs/SKILL.md"
+    assert '`"9.9"`' not in before[main_file] and '`"9.9"`' in after[main_file]  # the new version is listed
