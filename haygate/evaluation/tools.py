@@ -81,10 +81,14 @@ def load_spec(folder: Path) -> JudgedSetSpec:
     spec_path = Path(folder) / SPEC_FILE
     if not spec_path.is_file():
         raise DatasetError(f"{spec_path}: missing (a tool's judged set says in it which tool to call and how)")
+    text = spec_path.read_text()
     try:
-        return JudgedSetSpec.model_validate(yamlfile.safe_load(spec_path.read_text()) or {})
-    except (yaml.YAMLError, ValidationError) as error:
-        raise DatasetError(f"{spec_path}: {error}") from None
+        return JudgedSetSpec.model_validate(yamlfile.safe_load(text) or {})
+    except yaml.YAMLError as error:
+        raise DatasetError(f"{spec_path}: invalid YAML: {error}") from None
+    except ValidationError as error:
+        problems = yamlfile.validation_problems(error, JudgedSetSpec, text)
+        raise DatasetError(f"{spec_path}: " + "; ".join(problems)) from None
 
 
 def load_judged_set(

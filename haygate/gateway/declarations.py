@@ -302,8 +302,9 @@ def _enum(values: list[Any], aliases: dict[str, Any]) -> Any:
 
 def load_declarations(path: Path) -> list[ToolDeclaration]:
     """One tool per file, or several: `tools: [...]`, sharing parts through YAML anchors kept under `x-` keys."""
+    text = path.read_text()
     try:
-        raw = yamlfile.safe_load(path.read_text())
+        raw = yamlfile.safe_load(text)
     except yaml.YAMLError as error:
         msg = f"{path}: invalid YAML: {error}"
         raise ConfigurationError(msg, {"file": str(path)}) from error
@@ -311,12 +312,12 @@ def load_declarations(path: Path) -> list[ToolDeclaration]:
         msg = f"{path}: a tool declaration must be a mapping"
         raise ConfigurationError(msg, {"file": str(path)})
     if "tools" not in raw:
-        return [_declaration(raw, path)]
+        return [_declaration(raw, path, text)]
     unknown = [key for key in raw if key != "tools" and not str(key).startswith("x-")]
     if unknown or not isinstance(raw["tools"], list):
         msg = f"{path}: a multi-tool file holds `tools: [...]` and `x-` anchor keys only, found {unknown}"
         raise ConfigurationError(msg, {"file": str(path)})
-    return [_declaration(entry, path) for entry in raw["tools"]]
+    return [_declaration(entry, path, text, ("tools", n)) for n, entry in enumerate(raw["tools"])]
 
 
 def load_declaration(path: Path) -> ToolDeclaration:
@@ -324,17 +325,17 @@ def load_declaration(path: Path) -> ToolDeclaration:
     return declaration
 
 
-def _declaration(raw: Any, path: Path) -> ToolDeclaration:
+def _declaration(raw: Any, path: Path, text: str, offset: yamlfile.Location = ()) -> ToolDeclaration:
     if not isinstance(raw, dict):
         msg = f"{path}: a tool declaration must be a mapping"
         raise ConfigurationError(msg, {"file": str(path)})
     try:
         declaration = ToolDeclaration.model_validate({**raw, "source_file": str(path)})
     except ValidationError as error:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+        problems = yamlfile.validation_problems(error, ToolDeclaration, text, offset)
         name = f" '{raw['name']}'" if isinstance(raw.get("name"), str) else ""
-        msg = f"{path}: invalid tool declaration{name}: {problems}"
-        raise ConfigurationError(msg, {"file": str(path)}) from error
+        msg = f"{path}: invalid tool declaration{name}: " + "; ".join(problems)
+        raise ConfigurationError(msg, {"file": str(path), "problems": problems}) from error
     if declaration.output_schema is not None and declaration.output_schema.get("type") != "object":
         msg = f"{path}: output_schema must describe an object"
         raise ConfigurationError(msg, {"file": str(path)})

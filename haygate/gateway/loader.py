@@ -58,6 +58,17 @@ HAYSTACK_COMPONENTS = ("haystack.components.", "haystack_integrations.components
 # Components that keep derived model files (ONNX exports) get the deployment's folder unless YAML names one.
 MODEL_CACHE_PARAMETER = "model_cache_dir"
 INTERFACE_KEYS = ("inputs", "outputs")
+# What a pipeline file and each of its components may hold (Haystack's `Pipeline.from_dict` reads these and
+# passes over anything else in silence).
+PIPELINE_KEYS = (
+    "components",
+    "connections",
+    "metadata",
+    "max_runs_per_component",
+    "connection_type_validation",
+    *INTERFACE_KEYS,
+)
+COMPONENT_KEYS = ("type", "init_parameters")
 
 Socket = tuple[str, str]
 
@@ -269,7 +280,7 @@ class Loader:
     @staticmethod
     def collections_of(path: Path) -> list[str]:
         """The collections a pipeline file reads or writes, from its store references, without building it."""
-        raw = _read_yaml(path)
+        raw, _ = _read_yaml(path)
         components = raw.get("components") if isinstance(raw, dict) else None
         names = []
         for spec in (components or {}).values():
@@ -370,21 +381,68 @@ def _embeds_or_writes(cls: type) -> bool:
 
 
 def _pipeline_yaml(path: Path) -> dict[str, Any]:
-    raw = _read_yaml(path)
+    raw, text = _read_yaml(path)
     if not isinstance(raw, dict) or not isinstance(raw.get("components"), dict):
         msg = f"{path}: a pipeline needs a 'components' mapping"
         raise ConfigurationError(msg, {"file": str(path)})
+    problems = _unknown_keys(raw, text)
+    if problems:
+        raise ConfigurationError(f"{path}: " + "; ".join(problems), {"file": str(path), "problems": problems})
     return raw
 
 
-def _read_yaml(path: Path) -> Any:
+def _unknown_keys(raw: dict[str, Any], text: str) -> list[str]:
+    """Keys Haystack would pass over in silence (a misspelt `init_paramters` runs the component on its defaults),
+    and init parameters its class does not take, each with its line and the closest valid name."""
+    problems = [yamlfile.unknown_key(text, (key,), PIPELINE_KEYS) for key in raw if key not in PIPELINE_KEYS]
+    for name, spec in raw["components"].items():
+        if not isinstance(spec, dict):
+            continue
+        where = f" in component '{name}'"
+        problems += [
+            yamlfile.unknown_key(text, ("components", name, key), COMPONENT_KEYS, where)
+            for key in spec
+            if key not in COMPONENT_KEYS
+        ]
+        params = spec.get("init_parameters")
+        taken = _init_parameters(spec.get("type"))
+        if isinstance(params, dict) and taken is not None:
+            problems += [
+                yamlfile.unknown_key(
+                    text,
+                    ("components", name, "init_parameters", key),
+                    taken,
+                    f" in the init_parameters of component '{name}'",
+                )
+                for key in params
+                if key not in taken
+            ]
+    return problems
+
+
+def _init_parameters(kind: Any) -> list[str] | None:
+    """The init parameters an allow-listed class takes, or None when it takes any (`**kwargs`) or cannot be
+    read here (a type that is no allowed class is refused with its own message later)."""
+    if not isinstance(kind, str) or not any(kind == m or kind.startswith(m + ".") for m in ALLOWED_MODULES):
+        return None
+    module, _, attribute = kind.rpartition(".")
+    try:
+        parameters = inspect.signature(getattr(importlib.import_module(module), attribute).__init__).parameters
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return None
+    return [name for name in parameters if name != "self"]
+
+
+def _read_yaml(path: Path) -> tuple[Any, str]:
     try:
         text = path.read_text()
     except OSError as error:
         msg = f"{path}: cannot read pipeline: {error.strerror}"
         raise ConfigurationError(msg, {"file": str(path)}) from error
     try:
-        return yamlfile.safe_load(text)
+        return yamlfile.safe_load(text), text
     except yaml.YAMLError as error:
         msg = f"{path}: invalid YAML: {error}"
         raise ConfigurationError(msg, {"file": str(path)}) from error

@@ -217,7 +217,8 @@ class CollectionSchema(BaseModel):
 def load_schema(path: Path) -> CollectionSchema:
     """Parse and validate one collection schema file, naming the file in every error."""
     try:
-        raw = yamlfile.safe_load(path.read_text())
+        text = path.read_text()
+        raw = yamlfile.safe_load(text)
     except yaml.YAMLError as error:
         msg = f"{path}: invalid YAML: {error}"
         raise ConfigurationError(msg, {"file": str(path)}) from error
@@ -227,9 +228,9 @@ def load_schema(path: Path) -> CollectionSchema:
     try:
         return CollectionSchema.model_validate(raw)
     except ValidationError as error:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
-        msg = f"{path}: invalid collection schema: {problems}"
-        raise ConfigurationError(msg, {"file": str(path)}) from error
+        problems = yamlfile.validation_problems(error, CollectionSchema, text)
+        msg = f"{path}: invalid collection schema: " + "; ".join(problems)
+        raise ConfigurationError(msg, {"file": str(path), "problems": problems}) from error
 
 
 def schema_for(name: str, collections_dir: Path) -> CollectionSchema:

@@ -181,3 +181,16 @@ def test_the_not_blank_pattern_means_what_str_strip_means_in_every_regex_dialect
     done = subprocess.run([str(node), "-e", script, NOT_BLANK], capture_output=True, text=True, timeout=60)
     count, first = done.stdout.split()
     assert int(count) == len(kept) and [int(c) for c in first.split(",")] == sorted(kept)[:40], done.stderr
+
+
+def test_a_misspelt_key_of_a_declaration_names_its_line_and_the_key_meant(tmp_path: Path) -> None:
+    source = yaml.safe_load((TOOLS / "search_docs.yaml").read_text())
+    source["descripton"] = source.pop("description")
+    source["parameters"]["query"]["exmples"] = source["parameters"]["query"].pop("examples")
+    with pytest.raises(ConfigurationError) as refused:
+        load_declaration(declaration_file(tmp_path, source))
+    message = refused.value.message
+    assert "unknown key 'descripton'; did you mean 'description'?" in message
+    assert "unknown key 'exmples'; did you mean 'examples'?" in message
+    assert message.startswith(f"{tmp_path / 'tool.yaml'}: invalid tool declaration 'search_docs': ")
+    assert "line " in message

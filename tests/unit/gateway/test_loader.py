@@ -173,3 +173,31 @@ def test_a_projects_own_component_is_named_in_yaml_and_nothing_else_is(tmp_path:
         pytest.raises(ConfigurationError, match=r"does not exist \(a project's own components live in its home's"),
     ):
         loader.pipeline(pipeline)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (  # Haystack passes a misspelt component key over: the component would run on its defaults
+            "components:\n  q:\n    type: haygate.components.query_builder.QueryBuilder\n"
+            "    init_paramters: {query_template: '{{ query }}'}\n",
+            "line 4: unknown key 'init_paramters' in component 'q'; did you mean 'init_parameters'?",
+        ),
+        (
+            "components:\n  q:\n    type: haygate.components.ranker.Ranker\n    init_parameters:\n      top_kk: 3\n",
+            "line 5: unknown key 'top_kk' in the init_parameters of component 'q'; did you mean 'top_k'?",
+        ),
+        (
+            "components:\n  q:\n    type: haygate.components.ranker.Ranker\nconections: []\n",
+            "line 4: unknown key 'conections'; did you mean 'connections'?",
+        ),
+    ],
+)
+def test_a_misspelt_key_is_refused_with_its_line_and_the_name_meant(
+    loader: Loader, tmp_path: Path, text: str, said: str
+) -> None:
+    path = tmp_path / "typo.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigurationError) as refused:
+        loader.pipeline(path)
+    assert refused.value.message == f"{path}: {said}"

@@ -27,8 +27,15 @@ def test_problems_name_the_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="does not match its file name"):
         schema_for("x", tmp_path)
     (tmp_path / "bad.yaml").write_text("name: bad\nrecord: {content: text, content_template: '{{ t }}'}\n")
-    with pytest.raises(ConfigurationError, match=r"bad\.yaml: invalid collection schema: record: .*exactly one"):
+    with pytest.raises(
+        ConfigurationError, match=r"bad\.yaml: invalid collection schema: line 2: record: .*exactly one"
+    ):
         load_schema(tmp_path / "bad.yaml")
+    (tmp_path / "typo.yaml").write_text("name: typo\nrecord: {content: text}\npayload_index:\n  meta.x: keyword\n")
+    with pytest.raises(
+        ConfigurationError, match=r"typo\.yaml: .*line 3: unknown key 'payload_index'; did you mean 'payload_indexes'\?"
+    ):
+        load_schema(tmp_path / "typo.yaml")
 
 
 def test_storage_settings_refuse_what_edge_does_not_offer() -> None:
