@@ -43,6 +43,8 @@ def propose(runtime: ToolRuntime) -> dict[str, list[Any]]:
                     proposed[name] = queries
             elif socket in builder.filters and builder.filters[socket].get("operator", "==") == "==":
                 values = _common_values(store, str(builder.filters[socket]["field"]), spec.type)
+                if builder.filters[socket].get("transform") == "slug_path":  # the headings, as a person types them
+                    values = _as_headings(store, values)
                 if values:
                     proposed[name] = values
     return proposed
@@ -57,6 +59,19 @@ def _common_values(store: HybridDocumentStore, field: str, kind: str) -> list[An
     return typed[:VALUES_SHOWN]
 
 
+def _as_headings(store: HybridDocumentStore, paths: list[Any]) -> list[Any]:
+    """Slugged section paths ("configuring-tools/filters") as the headings they were made from ("Configuring
+    Tools > Filters"), which the filter slugs again; a path no title explains stays as it is."""
+    headings: dict[str, str] = {}
+    for document in store.meta_by_filter(None, fields=["meta.section_path", TITLE_FIELD]):
+        slugs = str(document.meta.get("section_path") or "").split("/")
+        titles = str(document.meta.get("title") or "").split(TITLE_SEPARATOR)
+        if len(slugs) == len(titles):
+            for depth in range(1, len(slugs) + 1):
+                headings.setdefault("/".join(slugs[:depth]), TITLE_SEPARATOR.join(titles[:depth]))
+    return [headings.get(str(path), path) for path in paths]
+
+
 def _fits(value: Any, kind: str) -> bool:
     return {"string": isinstance(value, str), "integer": isinstance(value, int), "id": True}.get(kind, True)
 
@@ -66,18 +81,19 @@ def _queries(runtime: ToolRuntime, store: HybridDocumentStore, parameter: str) -
     spread over its records, each kept only when the tool finds something for it."""
     titled = store.meta_by_filter(None, fields=[TITLE_FIELD, "meta.record_id"])
     seen_in: dict[str, set[str]] = {}  # a heading's words -> the records that have it
+    written: dict[str, str] = {}  # a heading folded -> as its author wrote it (the first seen)
     for document in titled:
-        heading = str(document.meta.get("title") or "").split(TITLE_SEPARATOR)[-1].strip()
-        words = re.findall(r"[A-Za-z][\w'-]*", heading)
-        if 2 <= len(words) <= 8:
+        heading = as_query(str(document.meta.get("title") or "").split(TITLE_SEPARATOR)[-1])
+        if heading is not None:
             record = str(document.meta.get("record_id") or document.id)
-            seen_in.setdefault(" ".join(words).lower(), set()).add(record)
+            written.setdefault(heading.casefold(), heading)
+            seen_in.setdefault(heading.casefold(), set()).add(record)
     # A heading many records share ("See also", "Configuration") says nothing of any one of them.
     headings: dict[str, str] = {}  # record -> its first heading of its own
-    for text, records in sorted(seen_in.items(), key=lambda pair: min(pair[1])):
+    for folded, records in sorted(seen_in.items(), key=lambda pair: min(pair[1])):
         record = min(records)
         if len(records) == 1 and record not in headings:
-            headings[record] = text
+            headings[record] = written[folded]
     candidates = [headings[record] for record in sorted(headings)]
     step = max(1, len(candidates) // (VALUES_SHOWN * 2))
     found = []
@@ -129,3 +145,19 @@ def rewritten(text: str, proposed: dict[str, list[Any]]) -> str:
         else:
             lines.insert(end, entry)
     return "".join(lines)
+
+
+MARKUP = re.compile(r"[`*_]|\{#[^}]*\}|\s*[¶#]+\s*$")  # inline code and emphasis marks, an anchor, a permalink
+TRAILING_WORDS = {"a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with"}
+
+
+def as_query(heading: str) -> str | None:
+    """A heading as a person would type it for a query: its words as written (case, digits and dots kept:
+    "Migrating to 2.0"), without Markdown marks; None for one too short or too long to be a query (two to eight
+    words, two of them words of letters) or one that stops mid-phrase ("Migrating to")."""
+    text = " ".join(MARKUP.sub("", heading).split()).strip(" :.-")
+    words = text.split()
+    lettered = [w for w in words if re.search(r"[A-Za-z]{2}", w)]
+    if not 2 <= len(words) <= 8 or len(lettered) < 2 or words[-1].casefold() in TRAILING_WORDS:
+        return None
+    return text

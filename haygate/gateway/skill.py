@@ -20,6 +20,7 @@ import yaml
 from haygate.components.query_builder import QueryBuilder
 from haygate.errors import HaygateError
 from haygate.gateway.declarations import ParameterSpec, ToolDeclaration
+from haygate.gateway.examples import TITLE_SEPARATOR, as_query
 from haygate.gateway.instructions import Outline, first_sentence
 from haygate.gateway.runtime import ToolRuntime, collection_store, ranked_rows
 
@@ -232,6 +233,8 @@ def verified_examples(runtime: ToolRuntime, filters: list[Filter]) -> list[Examp
         groups.append([{**base[0], found.parameter: [v] if spec.type == "array" else v} for v in tried])
     groups += [[call] for call in base[1:]]
     groups.append(next_page(declaration, base[0]))
+    query = next((n for n in ("query", "text", "question") if isinstance(base[0].get(n), str)), None)
+    filtered = {found.parameter for found in filters}
     kept: list[Example] = []
     seen: set[str] = set()
     for group in groups:
@@ -240,15 +243,35 @@ def verified_examples(runtime: ToolRuntime, filters: list[Filter]) -> list[Examp
             if key in seen or len(kept) == EXAMPLES_KEPT:
                 continue
             seen.add(key)
-            try:
-                result = runtime.run(arguments)
-            except HaygateError:  # a call the tool refuses is no example
-                continue
-            rows = ranked_rows(result) or []
-            if rows:
-                kept.append(Example(arguments, len(rows), row_label(rows[0])))
+            answered = _answered(runtime, arguments)
+            if answered is not None and query is not None and filtered & set(arguments):
+                # A filter value with the declaration's query finds the value's records, not an answer to the
+                # query: the query becomes the heading of the first of them, which the pair does answer.
+                heading = _heading_of(answered[0])
+                if heading is not None:  # a result without a heading (a memory) keeps the call as it is
+                    arguments = {**arguments, query: heading}
+                    answered = _answered(runtime, arguments)
+            if answered is not None:
+                kept.append(Example(arguments, len(answered), row_label(answered[0])))
                 break
     return kept
+
+
+def _answered(runtime: ToolRuntime, arguments: dict[str, Any]) -> list[Any] | None:
+    """The rows a call finds; None when it finds none or the tool refuses it (no example either way)."""
+    try:
+        rows = ranked_rows(runtime.run(arguments)) or []
+    except HaygateError:
+        return None
+    return rows or None
+
+
+def _heading_of(row: Any) -> str | None:
+    """A result's own heading as a query a person would type (`haygate.gateway.examples.as_query`): its deepest
+    heading that reads as one ("Declaring a tool" of "Configuring Tools > Declaring a tool > Arguments")."""
+    title = row.get("title") if isinstance(row, dict) else None
+    parts = str(title).split(TITLE_SEPARATOR) if title else []
+    return next((query for part in reversed(parts) if (query := as_query(part)) is not None), None)
 
 
 def next_page(declaration: ToolDeclaration, call: dict[str, Any]) -> list[dict[str, Any]]:

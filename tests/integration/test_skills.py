@@ -109,6 +109,9 @@ async def test_every_example_call_in_the_skill_finds_something(server: FastMCP) 
             result = await client.call_tool(call["tool"], call["arguments"])
             rows = next(v for v in result.structured_content.values() if isinstance(v, list))
             assert rows, call
+            if call["tool"] == "search_docs" and set(call["arguments"]) > {"query"}:  # a query with a filter value:
+                titles = [row["title"] for row in rows]  # the query is a heading the filtered records hold
+                assert any(call["arguments"]["query"] in title for title in titles), (call, titles)
 
 
 async def test_the_skills_extension_lists_the_skill_with_its_files(server: FastMCP) -> None:
