@@ -290,6 +290,6 @@ def test_the_live_tab_says_the_last_reload_was_refused(ingested_samples: Path, t
             expect(status.locator(".status-badge")).to_have_text("degraded", timeout=30_000)
             refused = status.locator(".refused-reload")
             expect(refused).to_contain_text("was refused; the tools served are the previous ones:")
-            expect(refused.locator("li")).to_contain_text("pipline: Extra inputs are not permitted")
+            expect(refused.locator("li")).to_contain_text("unknown key 'pipline'; did you mean 'pipeline'?")
             expect(page.locator("#live-tools")).to_contain_text("search_docs")
             screenshot(page, "live-refused", full_page=True)
