@@ -567,7 +567,8 @@ def ingest_report_sections() -> list[str]:
 EXIT_MEANINGS: dict[str, str] = {
     "OK": "Done.",
     "FAILED": "The command ran, and some of its work failed: records refused at ingest, ids not found at "
-    "delete, a tool call's error (its envelope printed to stderr as JSON).",
+    "delete, a judged set that names what is not there (its file and line), a tool call's error (its envelope "
+    "printed to stderr as JSON).",
     "CONFIG": "Nothing was done: no project, a declaration, pipeline or setting that is wrong (what "
     "`haygate validate` reports), or arguments the command cannot take (argparse's own usage errors exit 2 too).",
     "IN_USE": "Another process holds a collection's embedded store; stop it, or let the command go through "

@@ -59,7 +59,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error.message}", file=sys.stderr)
         return ExitCode.CONFIG
     except HaygateError as error:
-        print(json.dumps(envelope(error)[1]), file=sys.stderr)  # what a client of the server would see
+        if args.handler == "cmd_call":  # a tool call's error: its envelope, as a client of the server sees it
+            print(json.dumps(envelope(error)[1]), file=sys.stderr)
+        else:  # a refused input (a judged set, a record): what to change, as the other errors say it
+            print(f"error: {error.message}", file=sys.stderr)
         return ExitCode.FAILED
 
 

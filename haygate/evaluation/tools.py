@@ -44,7 +44,7 @@ from haygate.evaluation.runner import (
 )
 from haygate.gateway.catalog import load_catalog
 from haygate.gateway.declarations import ToolDeclaration
-from haygate.gateway.judged_sets import QUERY_SLOT, SPEC_FILE, JudgedSetSpec
+from haygate.gateway.judged_sets import QUERY_SLOT, SPEC_FILE, JudgedSetSpec, lines_naming
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import ToolRuntime, check_interface
 from haygate.ingest.indexer import planned_documents
@@ -250,9 +250,16 @@ def _check_judged_ids(corpus: CorpusIds, judged: JudgedToolSet, collection: str,
         judged_ids = {doc for docs in judged.dataset.qrels.values() for doc in docs}
     unknown = corpus.unknown(judged_ids)
     if unknown:
-        where = f"{judged.dataset.root} ({what})"
-        message = unknown_ids_message(where, collection, unknown, corpus.examples())
+        message = unknown_ids_message(judged_where(judged, set(unknown), what), collection, unknown, corpus.examples())
         raise DatasetError(message, {"unknown": sorted(unknown)})
+
+
+def judged_where(judged: JudgedToolSet, ids: set[str], what: str) -> str:
+    """Where a refusal of these judged ids points: the qrels file and the lines that judge them (the first few)."""
+    qrels = judged.dataset.root / "qrels" / f"{judged.dataset.split}.tsv"
+    lines = sorted(line for found in lines_naming(qrels, ids).values() for line in found) if qrels.is_file() else []
+    shown = ",".join(map(str, lines[:5])) + (",..." if len(lines) > 5 else "")
+    return f"{qrels}:{shown} ({what})" if lines else f"{judged.dataset.root} ({what})"
 
 
 Explained = tuple[dict[str, Any], list[dict[str, Any] | None]]  # an answer, and each row's provenance
@@ -313,7 +320,7 @@ class ServedTarget:
         found = self.client.judged_ids(self.collection, judged_ids)
         unknown = found["unknown"]
         if unknown:
-            where = f"{judged.dataset.root} (the collection as served)"
+            where = judged_where(judged, set(unknown), "the collection as served")
             message = unknown_ids_message(where, self.collection, unknown, found.get("examples") or {})
             raise DatasetError(message, {"unknown": sorted(unknown)})
 

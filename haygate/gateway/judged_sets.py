@@ -123,6 +123,17 @@ def read_grades(path: Path, query_ids: set[str], corpus_ids: set[str] | None) ->
     return grades
 
 
+def lines_naming(path: Path, corpus_ids: set[str]) -> dict[str, list[int]]:
+    """The lines of a qrels file that judge each of these corpus ids (for a refusal that says where to look)."""
+    found: dict[str, list[int]] = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.reader(handle, delimiter="\t")
+        for row in reader:
+            if len(row) >= 2 and row[1].strip() in corpus_ids:
+                found.setdefault(row[1].strip(), []).append(reader.line_num)
+    return found
+
+
 def relevant(grades: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
     """The judgments that count as relevant (grade above 0), per query; a query with none is left out."""
     kept = {q: {doc: g for doc, g in docs.items() if g > 0} for q, docs in grades.items()}

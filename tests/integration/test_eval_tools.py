@@ -68,10 +68,11 @@ def test_a_judged_id_the_corpus_lacks_stops_the_evaluation(
     with (broken / "qrels" / "test.tsv").open("a") as qrels:
         qrels.write("t1\t1.0/filters.md#Filters/XOR#9\t1\n")
     assert main(["eval", "--judged", str(broken), "--no-progress", "--out", str(tmp_path / "o")]) != 0
-    error = json.loads(capsys.readouterr().err.strip().splitlines()[-1])["error"]
-    assert "1 judged id(s) name no record or section of 'docs'" in error["message"]
-    assert error["details"]["unknown"] == ["1.0/filters.md#Filters/XOR#9"]
-    assert "closest: '1.0/filters.md#Filters/NOT#" in error["message"], error["message"]
+    message = capsys.readouterr().err.strip().splitlines()[-1]
+    lines = len((broken / "qrels" / "test.tsv").read_text().splitlines())
+    assert message.startswith(f"error: {broken / 'qrels' / 'test.tsv'}:{lines} (the corpus): ")  # its file and line
+    assert "1 judged id(s) name no record or section of 'docs': '1.0/filters.md#Filters/XOR#9'" in message
+    assert "closest: '1.0/filters.md#Filters/NOT#" in message, message
     assert not (data_dir / "eval").exists()  # refused before anything was indexed
 
 
