@@ -27,6 +27,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Res
 from mcp_types import (
     CallToolRequestParams,
     CallToolResult,
+    ResourceLink,
     SubscriptionsListenRequestParams,
     TextContent,
     ToolAnnotations,
@@ -37,6 +38,7 @@ from haygate import __version__
 from haygate.errors import UnknownToolError, envelope
 from haygate.gateway.declarations import ToolDeclaration
 from haygate.server.apps import install_result_views
+from haygate.server.records import RecordLinks, Records
 from haygate.server.service import GatewayService
 from haygate.server.skills import serve_guidance
 
@@ -48,12 +50,11 @@ def _error_result(error: BaseException) -> ToolResult:
     return ToolResult(content=json.dumps(body), is_error=True)
 
 
-def _call_result(result: dict[str, Any]) -> CallToolResult:
-    """A tool's answer as MCP carries it: the structured result, and the same as JSON text for clients that
-    read only text."""
-    return CallToolResult(
-        content=[TextContent(type="text", text=json.dumps(result, default=str))], structured_content=result
-    )
+def _call_result(result: dict[str, Any], links: Sequence[ResourceLink] = ()) -> CallToolResult:
+    """A tool's answer as MCP carries it: the structured result, the same as JSON text for clients that read only
+    text, and a link to each ranked result's record (`haygate.server.records`)."""
+    text = TextContent(type="text", text=json.dumps(result, default=str))
+    return CallToolResult(content=[text, *links], structured_content=result)
 
 
 class DeclaredTool(Tool):
@@ -125,6 +126,7 @@ class DirectToolCalls:
 
     def __init__(self, service: GatewayService) -> None:
         self.service = service
+        self.links = RecordLinks(service)
         self.fastmcp_handler: HandlerEntry[Any] | None = None
 
     def install(self, mcp: FastMCP) -> None:
@@ -139,7 +141,7 @@ class DirectToolCalls:
         except Exception as error:
             _, body = envelope(error)
             return CallToolResult(content=[TextContent(type="text", text=json.dumps(body))], is_error=True)
-        return _call_result(result)
+        return _call_result(result, self.links.links(params.name, result))
 
 
 class ToolListAnnouncer:
@@ -281,6 +283,7 @@ def build_mcp(service: GatewayService) -> FastMCP:
     mcp._mcp_server.get_tool_input_schema = tools.input_schema  # 2026-07-28 header checks: no tools/list per call
     DirectToolCalls(service).install(mcp)
     install_result_views(mcp, service)  # MCP Apps: a results view for each tool that returns ranked records
+    mcp.add_provider(Records(service))  # haygate://<collection>/<id>: a result's record, for any client
     service.on_tools_changed(announcer.tools_changed)
     serve_guidance(mcp, service, announcer.resources_changed)  # instructions and the project's skill
     return mcp

@@ -152,6 +152,10 @@ class GatewayService:
             return self.catalog.served
         return {name: runtime.declaration for name, runtime in generation.gateway.tools.items()}
 
+    def current(self) -> Generation | None:
+        """The serving generation, or None while starting."""
+        return self._generation
+
     def on_tools_changed(self, listener: Callable[[], None]) -> None:
         self._listeners.append(listener)
 

@@ -190,7 +190,7 @@ async def test_a_host_that_declares_nothing_is_shown_the_views_too_and_every_res
     assert opened.is_error is False and opened.structured_content["matched"] == found["id"]  # type: ignore[index]
     with_apps, without = answers
     assert with_apps.structured_content == without.structured_content
-    assert [c.text for c in with_apps.content] == [c.text for c in without.content]  # type: ignore[union-attr]
+    assert [c.model_dump() for c in with_apps.content] == [c.model_dump() for c in without.content]
 
 
 async def test_the_view_is_one_html_document_that_loads_nothing_from_anywhere(served: str) -> None:
