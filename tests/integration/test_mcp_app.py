@@ -11,6 +11,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -231,21 +232,31 @@ async def test_open_record_returns_the_whole_record_behind_a_result(served: str)
     assert "search again" in errors[0]["message"] and "search_docs" in errors[1]["message"]
 
 
+@contextmanager
+def search_docs_in_the_host(host_site: str, served: str, declared: bool) -> Iterator[tuple[Any, Any]]:
+    """The test host (declaring MCP Apps, or nothing as VS Code does) with `search_docs`' view of QUERY shown:
+    the page and the view's frame, once its four results are drawn."""
+    from playwright.sync_api import expect
+
+    sandbox = host_site.replace("127.0.0.1", "localhost")
+    address = f"{host_site}/?server={quote(served + '/mcp')}&sandbox={quote(sandbox + '/sandbox.html')}"
+    with browser_page(host_site, sandbox, served) as page:
+        page.goto(address if declared else f"{address}&declare=no")
+        listed = {tool["name"]: tool["ui"] for tool in page.evaluate("haygateHost.ready")}
+        assert listed["search_docs"] == {"resourceUri": view_uri("search_docs")}
+        page.evaluate("([name, args]) => haygateHost.show(name, args)", ["search_docs", QUERY])
+        view = page.frame_locator("#app").frame_locator("iframe")
+        expect(view.locator(".result")).to_have_count(4)
+        yield page, view
+
+
 @pytest.mark.budget(25, "Chromium, a host bundle of ext-apps and the MCP SDK, two tool calls through it")
 def test_a_host_that_declares_nothing_shows_the_view_and_opens_a_record(host_site: str, served: str) -> None:
     """VS Code's client and ext-apps' basic-host render views without declaring the extension."""
     from playwright.sync_api import expect
 
-    sandbox = host_site.replace("127.0.0.1", "localhost")
-    address = f"{host_site}/?server={quote(served + '/mcp')}&sandbox={quote(sandbox + '/sandbox.html')}&declare=no"
-    with browser_page(host_site, sandbox, served) as page:
-        page.goto(address)
-        listed = {tool["name"]: tool["ui"] for tool in page.evaluate("haygateHost.ready")}
-        assert listed["search_docs"] == {"resourceUri": view_uri("search_docs")}
-        page.evaluate("([name, args]) => haygateHost.show(name, args)", ["search_docs", QUERY])
-        view = page.frame_locator("#app").frame_locator("iframe")
+    with search_docs_in_the_host(host_site, served, declared=False) as (page, view):
         results = view.locator(".result")
-        expect(results).to_have_count(4)
         first = results.first.get_attribute("data-id")
         results.first.get_by_role("button", name="open").click()
         expect(view.locator(".record .document.matched")).to_have_attribute("data-id", first or "")
@@ -256,16 +267,8 @@ def test_a_host_that_declares_nothing_shows_the_view_and_opens_a_record(host_sit
 def test_a_real_host_shows_the_results_filters_them_and_opens_a_record(host_site: str, served: str) -> None:
     from playwright.sync_api import expect
 
-    sandbox = host_site.replace("127.0.0.1", "localhost")
-    address = f"{host_site}/?server={quote(served + '/mcp')}&sandbox={quote(sandbox + '/sandbox.html')}"
-    with browser_page(host_site, sandbox, served) as page:
-        page.goto(address)
-        listed = {tool["name"]: tool["ui"] for tool in page.evaluate("haygateHost.ready")}
-        assert listed["search_docs"] == {"resourceUri": view_uri("search_docs")}
-        page.evaluate("([name, args]) => haygateHost.show(name, args)", ["search_docs", QUERY])
-        view = page.frame_locator("#app").frame_locator("iframe")
+    with search_docs_in_the_host(host_site, served, declared=True) as (page, view):
         results = view.locator(".result")
-        expect(results).to_have_count(4)
         expect(results.first.locator(".title")).to_contain_text("Bearer")
         expect(results.first.locator("mark").first).to_have_text(re.compile("bearer|token", re.IGNORECASE))
         expect(results.first.locator(".where .path")).not_to_be_empty()
