@@ -407,6 +407,39 @@ class Gateway:
                     )
                     raise ConfigurationError(msg)
 
+    def unfilterable_parameters(self) -> list[str]:
+        """Each filter parameter whose field its collection cannot filter on (no payload index): every call that
+        sets it would be refused, so `validate` fails, saying how to fix it."""
+        from haygate.components.query_builder import QueryBuilder
+
+        names = {id(store): collection for collection, store in self.loader.stores().items()}
+        problems = []
+        for name, runtime in self.tools.items():
+            pipeline = runtime.pipeline
+            if pipeline is None:
+                continue
+            stores = [s for _, instance in pipeline.pipeline.walk() if (s := collection_store(instance)) is not None]
+            if not stores:
+                continue
+            store = stores[0]
+            for parameter in runtime.declaration.parameters:
+                for component, socket in pipeline.inputs.get(parameter, []):
+                    builder = pipeline.pipeline.get_component(component)
+                    if not isinstance(builder, QueryBuilder) or socket not in builder.filters:
+                        continue
+                    field_name = str(builder.filters[socket].get("field"))
+                    if field_name in store.filterable_fields:
+                        continue
+                    collection = names.get(id(store), "?")
+                    indexed = ", ".join(sorted(f for f in store.filterable_fields if f.startswith("meta.")))
+                    problems.append(
+                        f"tool '{name}': parameter '{parameter}' filters on {field_name}, which collection "
+                        f"'{collection}' cannot filter on: add `{field_name}: keyword` under payload_indexes in "
+                        f"configs/collections/{collection}.yaml (and give the records that field), or filter "
+                        f"'{parameter}' on one of {indexed} in {pipeline.path.name}"
+                    )
+        return problems
+
     def filter_hint_warnings(self) -> list[str]:
         """Each declared example of a filter parameter that names a value no record holds: an agent reading the
         tool's schema would be told to filter by it, and find nothing."""
@@ -689,6 +722,6 @@ def validate(loader: Loader, files: list[Path] | None = None, empty: bool = Fals
         {n: f for n, f in files_of.items() if n not in unchecked},
         unchecked,
         {n: reason for n, reason in hidden.items() if n in files_of},
-        [*gateway.problems, *collection_problems],
+        [*gateway.problems, *collection_problems, *gateway.unfilterable_parameters()],
         warnings,
     )

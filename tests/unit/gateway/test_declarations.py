@@ -126,6 +126,24 @@ def test_validate_makes_every_check_serve_makes(
     assert not (tmp_path / "data").exists()  # a scratch data dir: it runs beside a live server
 
 
+def test_validate_fails_a_filter_on_a_field_the_collection_cannot_filter_on_and_says_how_to_fix_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    copy_project(home)
+    docs = home / "pipelines" / "tools" / "search_docs.yaml"
+    docs.write_text(docs.read_text().replace("version: {field: meta.version}", "version: {field: meta.release}", 1))
+    monkeypatch.setenv("HAYGATE_HOME", str(home))
+    monkeypatch.setenv("HAYGATE_DATA_DIR", str(tmp_path / "data"))
+    assert main(["validate", str(home / "configs" / "tools" / "search_docs.yaml")]) == 2
+    out = capsys.readouterr().out
+    assert (
+        "ERR tool 'search_docs': parameter 'version' filters on meta.release, which collection 'docs' cannot filter "
+        "on: add `meta.release: keyword` under payload_indexes in configs/collections/docs.yaml" in out
+    ), out
+    assert "meta.version" in out.split("meta.release: keyword")[1]  # the fields it can filter on
+
+
 def stray_keys(node: object, path: str = "") -> list[str]:
     """Keys an unquoted comma split off a flow mapping's text: `{description: a, b}` makes a key `b` with no value."""
     if isinstance(node, dict):
