@@ -106,18 +106,29 @@ def test_validate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str], mo
     assert "missing.yaml: cannot read pipeline" in capsys.readouterr().out
 
 
-@pytest.mark.slow  # validates the whole bundled project: every tool's pipeline and model loaded and warmed up
-def test_validate_makes_every_check_serve_makes(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A model that cannot load, a misspelt collection, a tenant tool: validate sees what serve would."""
+@pytest.fixture
+def project_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the bundled project, the one `haygate` works on, with a scratch data dir."""
     home = tmp_path / "home"
     copy_project(home)
-    docs = home / "pipelines" / "tools" / "search_docs.yaml"
-    docs.write_text(docs.read_text().replace("model: null", "model: /nowhere/cross-encoder", 1))
-    (home / "configs" / "collections" / "broken.yaml").write_text("name: broken\nrecord: {id: id}\n")
     monkeypatch.setenv("HAYGATE_HOME", str(home))
     monkeypatch.setenv("HAYGATE_DATA_DIR", str(tmp_path / "data"))
+    return home
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} is no longer in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+@pytest.mark.slow  # validates the whole bundled project: every tool's pipeline and model loaded and warmed up
+def test_validate_makes_every_check_serve_makes(
+    project_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model that cannot load, a misspelt collection, a tenant tool: validate sees what serve would."""
+    edit(project_home / "pipelines" / "tools" / "search_docs.yaml", "model: null", "model: /nowhere/cross-encoder")
+    (project_home / "configs" / "collections" / "broken.yaml").write_text("name: broken\nrecord: {id: id}\n")
     assert main(["validate"]) == 2
     out = capsys.readouterr().out
     assert "part get_decisions:" in out and "part search:" in out  # tenant tools are validated too
@@ -127,15 +138,10 @@ def test_validate_makes_every_check_serve_makes(
 
 
 def test_validate_fails_a_filter_on_a_field_the_collection_cannot_filter_on_and_says_how_to_fix_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    project_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    home = tmp_path / "home"
-    copy_project(home)
-    docs = home / "pipelines" / "tools" / "search_docs.yaml"
-    docs.write_text(docs.read_text().replace("version: {field: meta.version}", "version: {field: meta.release}", 1))
-    monkeypatch.setenv("HAYGATE_HOME", str(home))
-    monkeypatch.setenv("HAYGATE_DATA_DIR", str(tmp_path / "data"))
-    assert main(["validate", str(home / "configs" / "tools" / "search_docs.yaml")]) == 2
+    edit(project_home / "pipelines" / "tools" / "search_docs.yaml", "{field: meta.version}", "{field: meta.release}")
+    assert main(["validate", str(project_home / "configs" / "tools" / "search_docs.yaml")]) == 2
     out = capsys.readouterr().out
     assert (
         "ERR tool 'search_docs': parameter 'version' filters on meta.release, which collection 'docs' cannot filter "
