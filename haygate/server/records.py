@@ -33,7 +33,8 @@ class RecordLinks:
 
     def __init__(self, service: GatewayService) -> None:
         self.service = service
-        self._collections: dict[tuple[int, str], str | None] = {}  # (generation's gateway, tool) -> collection
+        self._gateway: Any = None  # the gateway the cache below was read from; a reload brings another
+        self._collections: dict[str, str | None] = {}  # tool -> the collection its pipeline reads
 
     def links(self, name: str, result: dict[str, Any]) -> list[ResourceLink]:
         declaration = self.service.listing().get(name)
@@ -58,10 +59,11 @@ class RecordLinks:
         return links
 
     def _collection(self, gateway: Any, name: str) -> str | None:
-        key = (id(gateway), name)
-        if key not in self._collections:
-            self._collections[key] = collection_read_by(gateway, name)
-        return self._collections[key]
+        if gateway is not self._gateway:
+            self._gateway, self._collections = gateway, {}
+        if name not in self._collections:
+            self._collections[name] = collection_read_by(gateway, name)
+        return self._collections[name]
 
 
 def collection_read_by(gateway: Any, name: str) -> str | None:
