@@ -14,6 +14,7 @@ from pathlib import Path
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.edge.repair import repair
 from haygate.errors import ConfigurationError, ExitCode, InvalidRequestError
+from haygate.extras import add_extra
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway, validate
 from haygate.ingest.extract import write_extractions
@@ -204,10 +205,7 @@ def require_eval_extra() -> None:
         if not found:
             missing.append(module)
     if missing:
-        msg = (
-            f"evaluation needs {' and '.join(missing)}, which are not installed: install haygate's `eval` extra "
-            "(`pip install 'haygate[eval]'`, or `uv tool install '.[eval]'`)"
-        )
+        msg = f"evaluation needs {' and '.join(missing)}, which are not installed: " + add_extra("eval")
         raise ConfigurationError(msg, {"missing": missing})
 
 

@@ -107,7 +107,7 @@ __pycache__/
 
 README = """# {name}
 
-A [haygate](https://pypi.org/project/haygate/) project ({description}), made by `haygate init`.
+A haygate project ({description}), made by `haygate init`.
 
 ```
 configs/collections/   what each collection holds: record fields, payload indexes, text indexes

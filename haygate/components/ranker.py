@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
-from haygate.components.models import TORCH_EXTRA, model_folder
+from haygate.components.models import model_folder
 from haygate.errors import ConfigurationError, InvalidRequestError
+from haygate.extras import add_extra
 
 if TYPE_CHECKING:
     from haystack_integrations.components.rankers.sentence_transformers import SentenceTransformersSimilarityRanker
@@ -97,7 +98,8 @@ class Ranker:
                 SentenceTransformersSimilarityRanker,
             )
         except ImportError as error:
-            msg = f"ranker: cross-encoder '{self.model}' runs on sentence-transformers, not installed: {TORCH_EXTRA}"
+            missing = f"ranker: cross-encoder '{self.model}' runs on sentence-transformers, not installed"
+            msg = f"{missing}: {add_extra('torch')}"
             raise ConfigurationError(msg, {"model": self.model}) from error
 
         ranker = SentenceTransformersSimilarityRanker(

@@ -39,10 +39,11 @@ from haystack.utils import Secret
 from haygate import yamlfile
 from haygate.compat import fast_deepcopy
 from haygate.compat.schedule import Schedule
-from haygate.components.models import TORCH_EXTRA, needs_torch_extra, of_torch_extra, resolve_model
+from haygate.components.models import needs_torch_extra, of_torch_extra, resolve_model
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.errors import ConfigurationError, HaygateError
+from haygate.extras import add_extra
 from haygate.ingest.indexer import PREVIEW_PARAMETERS, Collection, embeds_densely
 from haygate.ingest.schema import CollectionSchema, schema_for
 from haygate.settings import Settings
@@ -273,7 +274,8 @@ class Loader:
             where = f"component '{component}': " if component else ""
             msg = f"{path}: {where}{_first_line(cause)}"
             if needs_torch_extra(error):
-                msg = f"{path}: {where}it needs torch and sentence-transformers, which are not installed: {TORCH_EXTRA}"
+                missing = "it needs torch and sentence-transformers, which are not installed"
+                msg = f"{path}: {where}{missing}: {add_extra('torch')}"
             raise ConfigurationError(msg, {"file": str(path), "component": component}) from error
         return pipeline, fingerprint
 
@@ -490,7 +492,7 @@ def _allowed_class(path: Path, name: str, spec: Any) -> type:
         where = " (a project's own components live in its home's components/ package)" if project else ""
         msg = f"{path}: component '{name}': type '{kind}' does not exist{where}"
         if needs_torch_extra(error) or of_torch_extra(module):  # its integration is the extra's, not installed
-            msg = f"{path}: component '{name}': '{kind}' needs torch and sentence-transformers: {TORCH_EXTRA}"
+            msg = f"{path}: component '{name}': '{kind}' needs torch and sentence-transformers: {add_extra('torch')}"
         raise ConfigurationError(msg, {"file": str(path), "component": name}) from error
     if not isinstance(cls, type):
         msg = f"{path}: component '{name}': '{kind}' is not a class"

@@ -37,6 +37,7 @@ from haystack.core.serialization_security import allow_deserialization_module
 
 from haygate.components.embedding_backends import place_runtime
 from haygate.errors import ConfigurationError, OperatorError
+from haygate.extras import add_extra
 from haygate.ingest.indexer import LocalLock, embeds_densely
 
 if TYPE_CHECKING:
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-RAY_EXTRA = "pip install 'haygate[ray]'"
 WORKER_SETUP = "haygate.compat.install"  # what every Ray worker runs first (Ray imports it by name)
 LOCAL = "local"  # start a Ray on this machine for this process, instead of joining a cluster
 DOCUMENTS_PER_TASK = 64  # ~2 model calls of 32 texts: a task's round trip is a few ms of a second of work
@@ -90,7 +90,7 @@ class RayOptions:
 def require_ray() -> "ModuleType":
     """The `ray` module, or an error that names the extra to install."""
     if sys.modules.get("ray", True) is None or importlib.util.find_spec("ray") is None:
-        msg = f"--ray embeds on a Ray cluster, and Ray is not installed: install haygate's `ray` extra ({RAY_EXTRA})"
+        msg = f"--ray embeds on a Ray cluster, and Ray is not installed: {add_extra('ray')}"
         raise RayUnavailableError(msg, {"missing": ["ray"]})
     import ray
 

@@ -28,6 +28,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from haygate.errors import ConfigurationError, HaygateError
+from haygate.extras import add_extra
 from haygate.logs import REQUEST_ID, new_request_id
 from haygate.settings import Settings
 
@@ -178,7 +179,7 @@ def opentelemetry_tracer(
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
     except ImportError as error:
-        msg = f"HAYGATE_OTLP_ENDPOINT is set, but OpenTelemetry is not installed ({error}): pip install 'haygate[otel]'"
+        msg = f"HAYGATE_OTLP_ENDPOINT is set, but OpenTelemetry is not installed ({error}): {add_extra('otel')}"
         raise ConfigurationError(msg) from error
     provider = TracerProvider(resource=Resource.create({"service.name": settings.service_name}))
     if exporter is None:

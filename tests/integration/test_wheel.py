@@ -25,7 +25,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.support.cache import copy_tree
 from tests.support.installed import require
-from tests.support.project import PROJECT
+from tests.support.project import PROJECT, tracked_files
 from tests.support.serving import free_port, stop, wait_until_ready
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -41,13 +41,6 @@ class Installed:
         return subprocess.run(
             [str(self.bin / "haygate"), *args], cwd=cwd, env=self.env, capture_output=True, text=True, timeout=WAIT
         )
-
-
-def tracked_files() -> list[str]:
-    """The checkout's files as a build sees them: tracked, or new and not ignored."""
-    command = ["git", "ls-files", "--cached", "--others", "--exclude-standard"]
-    listed = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, check=True).stdout
-    return [line for line in listed.splitlines() if (PROJECT / line).is_file()]
 
 
 @pytest.fixture(scope="module")
@@ -223,39 +216,3 @@ def test_the_full_template_serves_every_tool_over_stdio_and_http(installed: Inst
             assert json.dumps(answer.json(), sort_keys=True) == json.dumps(answers[name], sort_keys=True), name
     finally:
         stop(server)
-
-
-@pytest.mark.budget(60, "uv builds the wheel in isolation and installs it with its dependencies, offline")
-def test_the_readmes_install_line_installs_the_command(tmp_path: Path) -> None:
-    """The README's install line, as written, from a copy of the checkout: an isolated build (only what
-    `[build-system]` declares) and an environment of the tool's own; its `haygate --version` is the package's."""
-    import re
-
-    import haygate
-
-    [line] = re.findall(r"`(uv tool install \.)`", (PROJECT / "README.md").read_text())
-    source = tmp_path / "checkout"
-    for relative in tracked_files():
-        (source / relative).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(PROJECT / relative, source / relative)
-    uv = Path(sys.executable).with_name("uv")
-    require(uv.is_file(), f"uv beside {sys.executable}", "`make install` installs it (scripts/install.py)")
-    installer = runpy.run_path(str(PROJECT / "scripts" / "install.py"))
-    listed = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
-    offline = ["--offline", *installer["uv_arguments"](installer["pip_settings"](listed))]  # no network here
-    tools, bin_dir = tmp_path / "tools", tmp_path / "bin"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HAYGATE_", "VIRTUAL_ENV", "PYTHONPATH"))}
-    env |= {"UV_TOOL_DIR": str(tools), "UV_TOOL_BIN_DIR": str(bin_dir)}
-    command = [str(uv), *line.split()[1:], *offline]
-    done = subprocess.run(command, cwd=source, env=env, capture_output=True, text=True, timeout=WAIT)
-    assert done.returncode == 0, done.stderr[-3000:]
-    version = subprocess.run([str(bin_dir / "haygate"), "--version"], env=env, capture_output=True, text=True)
-    assert version.stdout.strip() == f"haygate {haygate.__version__}", version.stdout + version.stderr
-    read_version = "import importlib.metadata as m; print(m.version('haygate'))"
-    probe = [str(tools / "haygate" / "bin" / "python"), "-c", read_version]
-    metadata = subprocess.run(probe, env=env, capture_output=True, text=True)
-    assert metadata.stdout.strip() == haygate.__version__, metadata.stderr  # the wheel's version is the package's
-    made = subprocess.run(
-        [str(bin_dir / "haygate"), "init", str(tmp_path / "project")], env=env, capture_output=True, text=True
-    )
-    assert made.returncode == 0 and (tmp_path / "project" / "configs" / "tools").is_dir(), made.stderr

@@ -22,6 +22,7 @@ LAYERS = [
         "haygate._env",
         "haygate.compat",  # Haystack's internals; imports no other haygate module (tests/unit/test_compat.py)
         "haygate.errors",
+        "haygate.extras",
         "haygate.settings",
         "haygate.templates",
         "haygate.logs",

@@ -9,10 +9,8 @@ models' fields, the error classes' codes and the exit status `haygate` really re
 import argparse
 import ast
 import html
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -29,6 +27,7 @@ from haygate.ingest.fields import FieldSpec
 from haygate.ingest.report import IngestReport, Refusal
 from haygate.ingest.schema import CollectionSchema, RecordMapping, StorageSettings
 from haygate.settings import Settings
+from tests.support.project import docs_reference
 
 PROJECT = Path(__file__).resolve().parents[2]
 # Each YAML model and the section of the YAML page that lists its keys.
@@ -44,13 +43,7 @@ YAML_MODELS: dict[type[BaseModel], str] = {
 
 @pytest.fixture(scope="module")
 def reference() -> ModuleType:
-    """docs/reference.py, loaded by path as docs/gen_reference.py loads it (docs/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("reference_under_test", PROJECT / "docs" / "reference.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
+    return docs_reference()
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,11 @@
 """The project under test: its paths, a copy of it for a test's own home, and settings a test builds."""
 
+import importlib.util
 import shutil
+import subprocess
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from haygate.settings import Settings
@@ -19,8 +23,10 @@ __all__ = [
     "SAMPLES_PROJECT",
     "SHARED_DATA",
     "copy_project",
+    "docs_reference",
     "make_home",
     "make_settings",
+    "tracked_files",
 ]
 
 
@@ -56,3 +62,21 @@ def make_home(root: Path) -> Path:
     for name in ("search.yaml", "admin.yaml"):
         shutil.copy(PROJECT / "configs" / "tools" / name, home / "configs" / "tools")
     return home
+
+
+def tracked_files() -> list[str]:
+    """The checkout's files as a build sees them: tracked, or new and not ignored."""
+    command = ["git", "ls-files", "--cached", "--others", "--exclude-standard"]
+    listed = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, check=True).stdout
+    return [line for line in listed.splitlines() if (PROJECT / line).is_file()]
+
+
+def docs_reference() -> ModuleType:
+    """docs/reference.py (the site's generated Reference pages, `PAGES`), loaded by path as docs/gen_reference.py
+    loads it (docs/ is not a package)."""
+    spec = importlib.util.spec_from_file_location("reference_under_test", PROJECT / "docs" / "reference.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module

@@ -3,6 +3,7 @@ and how a batch is cut into tasks. The real cluster: tests/integration/test_ray_
 
 import importlib
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from haystack import Document
 from haygate.cli import main
 from haygate.components.bm25_sparse_document_embedder import Bm25SparseDocumentEmbedder
 from haygate.errors import ConfigurationError
+from haygate.extras import extra_command
 from haygate.gateway.loader import Loader
 from haygate.ingest.cluster import (
     TASKS_PER_ACTOR,
@@ -36,7 +38,7 @@ def without_ray(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_without_ray_the_flag_names_the_extra(without_ray: None) -> None:
-    with pytest.raises(RayUnavailableError, match=r"haygate\[ray\]"):
+    with pytest.raises(RayUnavailableError, match=re.escape(extra_command("ray"))):
         require_ray()
 
 
@@ -48,7 +50,7 @@ def test_the_command_refuses_before_reading_a_record(
     source.write_text("# Notes\n\nSome text.\n")
     assert main(["ingest", "docs", str(source), "--ray", "auto"]) == 2
     err = capsys.readouterr().err
-    assert "pip install 'haygate[ray]'" in err and "Traceback" not in err
+    assert extra_command("ray") in err and "Traceback" not in err
     assert not (tmp_path / "data").exists()  # nothing was opened, nothing written
 
 
