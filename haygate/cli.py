@@ -77,8 +77,9 @@ def run(args: argparse.Namespace) -> int:
         forwarded = forward(args.handler, args, locate(args.home))
         if forwarded is not None:
             return forwarded
-    from haygate.settings import Settings
+    from haygate.settings import Settings, refuse_misspelt_variables
 
+    refuse_misspelt_variables(dict(os.environ))
     on_ray = {name: value for name in RAY_SETTINGS if (value := getattr(args, name, None)) is not None}
     settings = Settings(**({"home": args.home.resolve()} if args.home else {}), **on_ray)
     if not settings.has_project and args.handler != "cmd_extract":

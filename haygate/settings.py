@@ -12,7 +12,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from haygate.home import PROJECT_MARKER, default_home
+from haygate.errors import ConfigurationError
+from haygate.home import PREFIX, PROJECT_MARKER, default_home
 
 Tier = Literal["public", "internal", "admin"]
 TIER_ORDER: dict[str, int] = {"public": 0, "internal": 1, "admin": 2}
@@ -163,3 +164,23 @@ class Settings(BaseSettings):
     def exposes(self, tier: str) -> bool:
         """Whether a tool of `tier` is served at this server's tier."""
         return TIER_ORDER[tier] <= TIER_ORDER[self.tier]
+
+
+READ_ELSEWHERE = ("KEEP_VECTORS",)  # variables read where they act (haygate.components.kept_vectors), not settings
+
+
+def refuse_misspelt_variables(environ: dict[str, str]) -> None:
+    """A `HAYGATE_*` variable that names no setting but is close to one is a typo that would leave its setting at
+    the default (`HAYGATE_TOKN`: a server with no token): refused, naming the variable meant. Names close to none
+    (another tool's, a test's) are left alone."""
+    from haygate.yamlfile import closest
+
+    known = [name.upper() for name in Settings.model_fields] + list(READ_ELSEWHERE)
+    for variable in sorted(environ):
+        name = variable.upper()
+        if not name.startswith(PREFIX) or name[len(PREFIX) :] in known:
+            continue
+        meant = closest(name[len(PREFIX) :], known, cutoff=0.8)
+        if meant is not None:
+            msg = f"{variable} is not a haygate setting: did you mean {PREFIX}{meant}? (unset it, or rename it)"
+            raise ConfigurationError(msg, {"variable": variable, "did_you_mean": PREFIX + meant})

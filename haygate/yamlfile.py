@@ -41,9 +41,9 @@ def line_of(text: str, location: Location) -> int | None:
     return line
 
 
-def closest(name: str, allowed: Sequence[str]) -> str | None:
+def closest(name: str, allowed: Sequence[str], cutoff: float = 0.6) -> str | None:
     """The valid name a misspelt one most likely meant, if any is close."""
-    found = difflib.get_close_matches(name, list(allowed), n=1, cutoff=0.6)
+    found = difflib.get_close_matches(name, list(allowed), n=1, cutoff=cutoff)
     return found[0] if found else None
 
 
