@@ -165,7 +165,7 @@ def evaluate_tool(
     """The tool as served first (the baseline), then each of `pipelines` in its place; one index for all, shared
     with every judged set over the same corpus, or none (the collection as ingested)."""
     spec = judged.spec
-    metrics = check_metrics([*spec.metrics, *metrics])
+    asked = [*spec.metrics, *metrics]  # checked after the judged ids: checking imports ranx (3 s), ids need none
     declaration = _declaration(settings, spec.tool)
     collection = _collection(settings, spec, declaration)
     served = settings.pipelines_dir / declaration.pipeline_file
@@ -179,16 +179,17 @@ def evaluate_tool(
             try:
                 served_target = ServedTarget(client, collection, spec.tool, settings.pipelines_dir)
                 served_target.check_ids(judged)
-                return _evaluate(served_target, judged, paths, metrics, progress)
+                return _evaluate(served_target, judged, paths, check_metrics(asked), progress)
             finally:
                 client.close()
         with Loader(settings) as loader:
             target = LocalTarget(loader, collection, declaration, spec, settings.project_id)
             _check_judged_ids(target.corpus_ids(), judged, collection, "the collection as ingested")
-            return _evaluate(target, judged, paths, metrics, progress)
+            return _evaluate(target, judged, paths, check_metrics(asked), progress)
     key = corpus_key(settings, judged.corpus, collection)
     corpus = _planned_ids(settings, collection, judged, key)  # before anything is indexed
     _check_judged_ids(corpus, judged, collection, "the corpus")
+    metrics = check_metrics(asked)
     dataset = judged.dataset
     if dataset.sample is not None:  # a limited run indexes the records the kept queries judged (or parts of)
         records = {_record_of(corpus, judged_id) for judged_id in dataset.sample.judged}

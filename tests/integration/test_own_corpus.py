@@ -119,6 +119,22 @@ def test_an_unknown_judged_id_is_refused_before_anything_is_indexed(
     assert after == before  # refused before any indexing
 
 
+def test_the_refusal_of_a_judged_id_loads_no_model_and_no_scorer(home: Path, tmp_path: Path) -> None:
+    """The refusal needs the corpus's ids alone: no model (ONNX Runtime) and no ranx (3 s of imports)."""
+    import subprocess
+    import sys
+
+    broken = judged_set(home, "typo-alone", [("q1", "file:add-a-toll.md", 2)])
+    program = (
+        "import sys; from haygate.cli import main; "
+        f"code = main(['eval', '--judged', {str(broken)!r}, '--out', {str(tmp_path / 'out')!r}, '--no-progress']); "
+        "print([m for m in ('onnxruntime', 'ranx') if m in sys.modules]); sys.exit(code)"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "'file:add-a-toll.md' (closest: 'file:add-a-tool.md'" in done.stderr, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout
+
+
 def test_the_collection_as_ingested_is_evaluated_without_indexing(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
