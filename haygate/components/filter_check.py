@@ -79,7 +79,11 @@ class FilterCheck:
         if not checks:
             return {"metadata": {}}
         applied = applied_filters or {}
-        never = [name for name, condition in checks.items() if self.document_store.count_documents(condition) == 0]
+        store = self.document_store
+        unfilterable = {name: fields for name, check in checks.items() if (fields := store.unfilterable_fields(check))}
+        if unfilterable:
+            return {"metadata": {"message": _unfilterable(store.collection, unfilterable)}}
+        never = [name for name, condition in checks.items() if store.count_documents(condition) == 0]
         if not never:
             return {"metadata": {}}
         values = ", ".join(f"{name}={applied.get(name)!r}" for name in never)
@@ -99,6 +103,15 @@ class FilterCheck:
         return count({"operator": "AND", "conditions": others} if others else None) > 0
 
 
+def _unfilterable(collection: str, parameters: dict[str, list[str]]) -> str:
+    """Filter parameters on fields the collection cannot filter on: no call setting them can find anything."""
+    named = "; ".join(f"{name} filters on {', '.join(fields)}" for name, fields in parameters.items())
+    return (
+        f"No results: {named}, which no record of '{collection}' can be filtered on (no payload index), so "
+        f"nothing can match. Leave {', '.join(parameters)} out; `haygate validate` says how to make it work."
+    )
+
+
 def _left_out_by(name: str) -> str:
     """A switch the call left off (search_docs' `changelogs: false`) holds back every record the rest allows."""
     return (
@@ -115,6 +128,9 @@ def unmatched_filters(store: HybridDocumentStore, filters: dict[str, Any] | None
     leaves = list(_leaves(filters)) if isinstance(filters, dict) else []
     reasons = []
     for condition in leaves:
+        if unfilterable := store.unfilterable_fields(condition):
+            reasons.append(f"no record can be filtered on {', '.join(unfilterable)} (no payload index)")
+            continue
         try:
             if store.count_documents(condition) > 0:
                 continue

@@ -28,7 +28,7 @@ from haystack.document_stores.types import DuplicatePolicy
 from haygate.document_stores import shared
 from haygate.document_stores.filters import filter_fields
 from haygate.document_stores.payload import document_from_payload
-from haygate.errors import ConfigurationError, FilterError, InvalidRequestError
+from haygate.errors import ConfigurationError, InvalidRequestError
 
 # A component's `to_dict` holds its store, so `from_dict` rebuilds it, in a pipeline or not: Haystack's
 # deserialization allowlist admits our stores (and nothing else of ours; the loader admits components).
@@ -636,13 +636,10 @@ class HybridDocumentStore(ABC):
         ordered = sorted(found.items(), key=lambda pair: (str(pair[1]), pair[0][0]))
         return [value for _, value in ordered[from_ : from_ + size]], len(ordered)
 
-    def check_filter_fields(self, *filters: dict[str, Any] | None) -> None:
-        """Refuse filters that name a field this collection cannot filter on, naming those it can."""
-        unknown = set().union(*(filter_fields(tree) for tree in filters)) - self.filterable_fields
-        if unknown:
-            allowed = sorted(self.filterable_fields)
-            msg = f"unknown filter field(s) {', '.join(sorted(unknown))}; filterable: {', '.join(allowed)}"
-            raise FilterError(msg, {"fields": sorted(unknown), "allowed": allowed})
+    def unfilterable_fields(self, *filters: dict[str, Any] | None) -> list[str]:
+        """The fields these filters name that this collection cannot filter on (no payload index): no record can
+        match a condition on them, so a search under them finds nothing, and says why."""
+        return sorted(set().union(*(filter_fields(tree) for tree in filters)) - self.filterable_fields)
 
     def hybrid_search(self, query: HybridQuery) -> list[Hit]:
         """Fuse every source of `query` inside Qdrant, and rank each source alone for provenance; then

@@ -295,13 +295,16 @@ class HybridSearchPolicy:
         """One call of a retriever with these settings, on `store`: the hybrid search, or a listing by `filters`
         when `text` is empty, searched again with `relaxed_filters` when `filters` find nothing.
 
-        An unknown filter field is a FilterError, before anything is read; a missing collection answers a
-        `collection_count` of 0, and an `unmatchable` query (nothing the index could match) nothing at all.
+        A missing collection answers a `collection_count` of 0; a filter on a field the collection cannot
+        filter on, and an `unmatchable` query (nothing the index could match), nothing at all (the first with a
+        `message` naming the field).
         """
         query = self.query(dense, sparse, text, filters, top_k, rrf_k)
-        store.check_filter_fields(filters, relaxed_filters)
         if not store.exists():
             return Retrieval([], 0, self.floor_metadata(0))
+        unfilterable = store.unfilterable_fields(filters, relaxed_filters)
+        if unfilterable:
+            return Retrieval([], None, {"message": unfilterable_message(store.collection, unfilterable)})
         if unmatchable:
             return Retrieval([], None, {})
         if text is not None and not text.strip():
@@ -313,3 +316,13 @@ class HybridSearchPolicy:
             documents, below_floor = self.kept(store.hybrid_search(replace(query, filters=relaxed_filters)), min_score)
             metadata = {**self.floor_metadata(below_floor), **({"relaxed": True} if documents else {})}
         return Retrieval(documents, store.count_documents() if not documents else None, metadata)
+
+
+def unfilterable_message(collection: str, fields: list[str]) -> str:
+    """Why a search filtered on fields the collection cannot filter on found nothing, and what to do."""
+    named = ", ".join(fields)
+    return (
+        f"No results: no record of '{collection}' can be filtered on {named} (the collection has no payload index "
+        f"for {'it' if len(fields) == 1 else 'them'}), so nothing can match. Leave that filter out; "
+        f"`haygate validate` says how to make it work."
+    )

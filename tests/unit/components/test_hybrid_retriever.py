@@ -7,11 +7,12 @@ import yaml
 from haystack import Document
 from haystack.dataclasses import SparseEmbedding
 
+from haygate.components.filter_check import FilterCheck
 from haygate.components.hybrid_retriever import HybridRetriever
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.payload import PASSAGE_EMBEDDINGS
 from haygate.document_stores.policy import HybridSearchPolicy
-from haygate.errors import ConfigurationError, FilterError, InvalidRequestError, envelope
+from haygate.errors import ConfigurationError, InvalidRequestError, envelope
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from tests.support.project import copy_project, make_settings
@@ -241,11 +242,22 @@ class TestHybridRetriever:
             "metadata": {},
         }
 
-    def test_run_rejects_unknown_filter_field(self, tiny_store: EdgeDocumentStore) -> None:
-        with pytest.raises(FilterError, match="unknown filter field"):
-            HybridRetriever(tiny_store).run(
-                query_embedding=[0.1] * 3, filters={"field": "meta.yaer", "operator": "==", "value": 1}
-            )
+    def test_a_filter_on_a_field_the_collection_cannot_filter_on_finds_nothing_and_names_it(
+        self, tiny_store: EdgeDocumentStore
+    ) -> None:
+        """No record can match it (no payload index): an empty answer that says so, not an error about internals."""
+        fill(tiny_store)
+        out = HybridRetriever(tiny_store).run(
+            query_embedding=[0.1] * 3, filters={"field": "meta.yaer", "operator": "==", "value": 1}
+        )
+        assert out["documents"] == [] and out["collection_count"] is None
+        assert "no record of 'tiny' can be filtered on meta.yaer" in out["metadata"]["message"]
+        checked = FilterCheck(tiny_store).run(
+            documents=[],
+            checks={"year": {"field": "meta.yaer", "operator": "==", "value": 1}},
+            applied_filters={"year": 1},
+        )
+        assert checked["metadata"]["message"].startswith("No results: year filters on meta.yaer, which no record")
 
     def test_run_fuses_filters_and_records_provenance(self, tiny_store: EdgeDocumentStore) -> None:
         fill(tiny_store)
