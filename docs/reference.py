@@ -419,7 +419,8 @@ def settings_page() -> str:
         "Each setting is an environment variable, matched without regard to case; a boolean is `true` or `false` "
         "(`1`, `0`, `yes`, `no` too), a list is comma-separated. A variable that is not set keeps the default. "
         "A `HAYGATE_` variable close to a setting's name but not one (`HAYGATE_TOKN`) is refused with the name "
-        "it most likely meant, rather than leaving that setting at its default. This table is generated from `haygate.settings.Settings`.",
+        "it most likely meant, rather than leaving that setting at its default. "
+        "This table is generated from `haygate.settings.Settings`.",
         "",
         table(("Variable", "Type", "Default", "Description"), rows),
         "",

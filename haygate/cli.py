@@ -290,6 +290,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     validate = commands.add_parser(parents=[home], name="validate", help="check tool declarations and their pipelines")
     validate.add_argument("files", nargs="*", type=Path, help="declarations (default: configs/tools/*.yaml)")
+    validate.add_argument(
+        "--fix",
+        action="store_true",
+        help="show the change the advice names (a parameter taken out) as a diff, then write it",
+    )
+    validate.add_argument("--yes", action="store_true", help="with --fix: write the change without asking")
     validate.set_defaults(handler="cmd_validate")
 
     examples = commands.add_parser(

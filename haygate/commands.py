@@ -26,8 +26,8 @@ from haygate.remote import (
     parse_arguments,
     print_report,
     print_stats,
-    print_validation,
     report_deleted,
+    report_validation,
 )
 from haygate.server.endpoint import claim_data_dir
 from haygate.settings import Settings
@@ -109,11 +109,11 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     files = args.files or None
     if settings.qdrant_url or has_data(settings.data_dir):
         with Loader(settings) as loader:
-            return print_validation(validate(loader, files).as_dict())
+            return report_validation(validate(loader, files).as_dict(), args)
     with tempfile.TemporaryDirectory(prefix="haygate-validate-") as scratch:
         on_scratch = {"data_dir": Path(scratch), "model_cache_dir": settings.models_dir}
         with Loader(settings.model_copy(update=on_scratch)) as loader:
-            return print_validation(validate(loader, files, empty=True).as_dict())
+            return report_validation(validate(loader, files, empty=True).as_dict(), args)
 
 
 def cmd_examples(args: argparse.Namespace, settings: Settings) -> int:

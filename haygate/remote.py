@@ -163,6 +163,14 @@ def stats(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
     return print_stats(client.health(verbose=True), args.json, server=True)
 
 
+def report_validation(report: dict[str, Any], args: argparse.Namespace) -> int:
+    """The report, then with `--fix` the change its advice names: the exit code is the report's (validate again)."""
+    code = print_validation(report)
+    if getattr(args, "fix", False):
+        apply_fixes(report, args.yes)
+    return code
+
+
 def print_validation(report: dict[str, Any]) -> int:
     """`haygate validate`'s report (`Validation.as_dict`), made here or by the server: `ok` only for a tool
     every check was made for."""
@@ -181,7 +189,7 @@ def print_validation(report: dict[str, Any]) -> int:
 def validate(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
     """The running server checks the configuration as it is on disk, on the data it holds."""
     logger.info("a haygate server holds the data: it makes the checks")
-    return print_validation(client.validate([str(Path(path).resolve()) for path in args.files or []]))
+    return report_validation(client.validate([str(Path(path).resolve()) for path in args.files or []]), args)
 
 
 def examples(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
@@ -208,6 +216,35 @@ def apply_examples(proposals: dict[str, dict[str, Any]], yes: bool) -> int:
             difflib.unified_diff(before.splitlines(True), after.splitlines(True), str(path), str(path))
         )
         changed[path] = after
+    return write_confirmed(changed, yes)
+
+
+def apply_fixes(report: dict[str, Any], yes: bool) -> int:
+    """`validate --fix`: each parameter a check advised taking out, cut from its declaration and its pipeline
+    (every line that goes with it), shown as a diff; written when confirmed (`--yes`, or `y` at the prompt)."""
+    import difflib
+
+    from haygate.gateway.fixes import cut, parameter_cuts
+
+    cuts = [
+        c
+        for found in report.get("removable") or []
+        for c in parameter_cuts(Path(found["declaration"]), Path(found["pipeline"]), found["parameter"])
+    ]
+    if not cuts:
+        print("nothing to fix: no check advised taking anything out", file=sys.stderr)
+        return ExitCode.OK
+    changed = {}
+    for path, (before, after) in cut(cuts).items():
+        sys.stdout.writelines(
+            difflib.unified_diff(before.splitlines(True), after.splitlines(True), str(path), str(path))
+        )
+        changed[path] = after
+    return write_confirmed(changed, yes)
+
+
+def write_confirmed(changed: dict[Path, str], yes: bool) -> int:
+    """Write each file's new text once confirmed: `yes`, or `y` at a terminal's prompt (nothing without one)."""
     if not changed:
         return ExitCode.OK
     if not yes:

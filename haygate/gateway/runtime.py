@@ -35,6 +35,7 @@ from haygate.errors import (
     UnknownToolError,
     cause_of,
 )
+from haygate.gateway import fixes
 from haygate.gateway.catalog import load_catalog
 from haygate.gateway.declarations import NOT_BLANK, ToolDeclaration
 from haygate.gateway.loader import LoadedPipeline, Loader
@@ -328,6 +329,8 @@ class Gateway:
         self.loader = loader
         self.problems = list(problems or [])
         self.warnings: list[str] = []  # what `haygate validate` reports without refusing: examples that find nothing
+        # (tool, parameter) -> the lines that go with that parameter, where a check advises taking it out
+        self.removable: dict[tuple[str, str], list[fixes.Cut]] = {}
         self.writer = writer or Writer(loader)
         self._variants: dict[tuple[str, Path], ToolRuntime] = {}
         self._variants_lock = threading.Lock()
@@ -435,10 +438,20 @@ class Gateway:
                     problems.append(
                         f"tool '{name}': parameter '{parameter}' filters on {field_name}, which collection "
                         f"'{collection}' cannot filter on: add `{field_name}: keyword` under payload_indexes in "
-                        f"configs/collections/{collection}.yaml (and give the records that field), or filter "
-                        f"'{parameter}' on one of {indexed} in {pipeline.path.name}"
+                        f"configs/collections/{collection}.yaml (and give the records that field), filter "
+                        f"'{parameter}' on one of {indexed} in {pipeline.path.name}, or "
+                        f"{self._take_out(name, parameter)}"
                     )
         return problems
+
+    def _take_out(self, tool: str, parameter: str) -> str:
+        """The advice to take a parameter out, naming every line that goes with it (kept for `validate --fix`)."""
+        runtime = self.tools[tool]
+        assert runtime.pipeline is not None
+        cuts = fixes.parameter_cuts(Path(runtime.declaration.source_file), runtime.pipeline.path, parameter)
+        self.removable[(tool, parameter)] = cuts
+        home = self.loader.settings.home
+        return f"take the parameter out: {fixes.where(cuts, home)} (`haygate validate --fix` does it)"
 
     def filter_hint_warnings(self) -> list[str]:
         """Each declared example of a filter parameter that names a value no record holds: an agent reading the
@@ -458,7 +471,7 @@ class Gateway:
                         warnings.append(
                             f"tool '{name}': parameter '{parameter}' filters on {held[2]}, which no record has (its "
                             f"example {value!r} finds nothing): give the records that field (a Markdown file's front "
-                            "matter), or take the parameter out of the declaration"
+                            f"matter), or {self._take_out(name, parameter)}"
                         )
                         break
                     values = ", ".join(repr(v) for v in held[1][:5]) + (", ..." if len(held[1]) > 5 else "")
@@ -673,6 +686,8 @@ class Validation:
     hidden: dict[str, str]  # tool -> why this server would not serve it
     problems: list[str]
     warnings: list[str]
+    # {tool, parameter, declaration, pipeline}: each parameter a check advises taking out, and its two files
+    removable: list[dict[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -681,6 +696,7 @@ class Validation:
             "hidden": self.hidden,
             "problems": self.problems,
             "warnings": self.warnings,
+            "removable": self.removable,
         }
 
 
@@ -724,4 +740,13 @@ def validate(loader: Loader, files: list[Path] | None = None, empty: bool = Fals
         {n: reason for n, reason in hidden.items() if n in files_of},
         [*gateway.problems, *collection_problems, *gateway.unfilterable_parameters()],
         warnings,
+        [
+            {
+                "tool": tool,
+                "parameter": parameter,
+                "declaration": str(gateway.tools[tool].declaration.source_file),
+                "pipeline": str(getattr(gateway.tools[tool].pipeline, "path", "")),
+            }
+            for tool, parameter in gateway.removable
+        ],
     )

@@ -140,14 +140,33 @@ def test_validate_makes_every_check_serve_makes(
 def test_validate_fails_a_filter_on_a_field_the_collection_cannot_filter_on_and_says_how_to_fix_it(
     project_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    edit(project_home / "pipelines" / "tools" / "search_docs.yaml", "{field: meta.version}", "{field: meta.release}")
-    assert main(["validate", str(project_home / "configs" / "tools" / "search_docs.yaml")]) == 2
+    docs = project_home / "pipelines" / "tools" / "search_docs.yaml"
+    declaration = project_home / "configs" / "tools" / "search_docs.yaml"
+    edit(docs, "{field: meta.version}", "{field: meta.release}")
+    assert main(["validate", str(declaration)]) == 2
     out = capsys.readouterr().out
     assert (
         "ERR tool 'search_docs': parameter 'version' filters on meta.release, which collection 'docs' cannot filter "
         "on: add `meta.release: keyword` under payload_indexes in configs/collections/docs.yaml" in out
     ), out
     assert "meta.version" in out.split("meta.release: keyword")[1]  # the fields it can filter on
+    pipeline = docs.read_text().splitlines()
+    lines = [n for n, line in enumerate(pipeline, 1) if "meta.release" in line or "query_builder.version" in line]
+    declared = declaration.read_text().splitlines()
+    first = declared.index("  version:") + 1
+    last = first + next(n for n, line in enumerate(declared[first:], 1) if not line.startswith("    ")) - 1
+    assert (
+        f"take the parameter out: configs/tools/search_docs.yaml:{first}-{last} (the parameter), "
+        f"pipelines/tools/search_docs.yaml:{lines[1]} (its pipeline input), "
+        f"pipelines/tools/search_docs.yaml:{lines[0]} (the filter it fed) (`haygate validate --fix` does it)" in out
+    ), out
+    # --fix shows every cut as a diff and writes it when told; then the project validates (every line went)
+    assert main(["validate", str(declaration), "--fix", "--yes"]) == 2  # the report as found
+    fixed = capsys.readouterr()
+    assert "-  version:\n" in fixed.out and "-  version: query_builder.version\n" in fixed.out, fixed.out
+    assert f"wrote {docs}" in fixed.err
+    assert "version" not in yaml.safe_load(declaration.read_text())["parameters"]
+    assert main(["validate", str(declaration)]) == 0, capsys.readouterr().out
 
 
 def stray_keys(node: object, path: str = "") -> list[str]:
