@@ -50,6 +50,7 @@ OWN_PIPELINE = "tests/integration/test_own_pipeline.py::test_a_pipeline_saved_by
 ON_RAY = "tests/integration/test_ray_cluster.py::"  # the how-to's blocks, on a two-node Ray cluster
 RUN_BY = {
     "make run": "the make_run fixture runs `make run`; .ci/run runs `make test` (test_make_test_is_what_ci_runs)",
+    "uv tool install .": "tests/integration/test_install.py::test_uv_tool_install",  # and its pipx and pip tests
     "curl -s localhost:8000/api/tools/search_docs": "test_try_it",
     '{\n  "mcpServers"': "test_the_stdio_configuration",
     "haygate init my-docs": "test_your_own_project_and_component",
