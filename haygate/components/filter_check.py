@@ -128,9 +128,6 @@ def unmatched_filters(store: HybridDocumentStore, filters: dict[str, Any] | None
     leaves = list(_leaves(filters)) if isinstance(filters, dict) else []
     reasons = []
     for condition in leaves:
-        if unfilterable := store.unfilterable_fields(condition):
-            reasons.append(f"no record can be filtered on {', '.join(unfilterable)} (no payload index)")
-            continue
         try:
             if store.count_documents(condition) > 0:
                 continue

@@ -173,13 +173,15 @@ def evaluate_tool(
     if not judged.corpus:
         client = None if settings.qdrant_url else local_server(settings.data_dir)
         if client is not None:  # a server holds the data: it makes the calls
+            # The metrics first: their check imports ranx (3 s), longer than the server keeps an idle connection.
+            checked = check_metrics(asked)
             logger.info(
                 "a haygate server holds %s: the judged calls go through it (%s)", settings.data_dir, client.where
             )
             try:
                 served_target = ServedTarget(client, collection, spec.tool, settings.pipelines_dir)
                 served_target.check_ids(judged)
-                return _evaluate(served_target, judged, paths, check_metrics(asked), progress)
+                return _evaluate(served_target, judged, paths, checked, progress)
             finally:
                 client.close()
         with Loader(settings) as loader:

