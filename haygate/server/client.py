@@ -18,6 +18,9 @@ from haygate.server.endpoint import read_endpoint
 
 TIMEOUT = 600.0  # a write waits for embedding; a starting server for its models
 CONNECT_TIMEOUT = 10.0
+# What a kept-alive connection the server closed while it sat idle raises on its next request (the request never
+# reached the server's application, so sending it again on a new connection does it once).
+STALE = (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected)
 
 
 class UnixConnection(http.client.HTTPConnection):
@@ -63,15 +66,20 @@ class ServerClient:
             payload = json.dumps(body).encode()
             headers["Content-Type"] = "application/json"
         target = self._url.path.rstrip("/") + path + (f"?{urlencode(query)}" if query else "")
-        try:
-            connection = self._connect()
-            connection.request(method, target, body=payload, headers=headers)
-            response = connection.getresponse()
-            raw = response.read()
-        except (OSError, http.client.HTTPException) as error:
-            self.close()
-            msg = f"the haygate server at {self.where} does not answer: {error}"
-            raise UnavailableError(msg, {"server": self.where}) from error
+        for attempt in (1, 2):
+            reused = self._connection is not None
+            try:
+                connection = self._connect()
+                connection.request(method, target, body=payload, headers=headers)
+                response = connection.getresponse()
+                raw = response.read()
+                break
+            except (OSError, http.client.HTTPException) as error:
+                self.close()
+                if reused and attempt == 1 and isinstance(error, STALE):
+                    continue  # the server closed a kept-alive connection while it sat idle: once more, afresh
+                msg = f"the haygate server at {self.where} does not answer: {error}"
+                raise UnavailableError(msg, {"server": self.where}) from error
         try:
             answer = json.loads(raw)
         except ValueError:
