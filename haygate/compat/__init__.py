@@ -6,7 +6,13 @@
 - `copying`: a faster deep copy of component inputs (`fast_deepcopy`), handed to the schedule, never patched
   into Haystack;
 - `schedule`: a loop-free pipeline run as `Pipeline.run` runs it, in an order fixed when it is built. It
-  depends on Haystack only, written so that it could be offered to Haystack as it is.
+  depends on Haystack only, written so that it could be offered to Haystack as it is;
+- `graph`: a built pipeline's connections as the loader and the indexer read them, and the Ray ingest's swap
+  of an embedder for its cluster stand-in (`Pipeline.graph` and its node and edge data);
+- `fastmcp`: FastMCP's and the MCP SDK's internals the server reaches (the SDK server under FastMCP, a request's
+  connection, FastMCP's session-state store and lifespan), with their own `PRIVATE_NAMES` and tested versions.
+
+No module outside this package reads those names (`tests/unit/test_compat.py` scans them all).
 
 Nothing here acts on import, and importing this package does not import Haystack. Each entry point calls
 `install()` before Haystack is imported: the `haygate` command (`main`, which `server.py` serves through too),

@@ -37,7 +37,7 @@ from haystack.core.serialization import DeserializationCallbacks
 from haystack.utils import Secret
 
 from haygate import yamlfile
-from haygate.compat import fast_deepcopy
+from haygate.compat import fast_deepcopy, graph
 from haygate.compat.schedule import Schedule
 from haygate.components.models import needs_torch_extra, of_torch_extra, resolve_model
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
@@ -112,10 +112,7 @@ class LoadedPipeline:
 
     def feeder(self, component: str, socket: str) -> Socket | None:
         """The component output socket connected to `component.socket`, if one is."""
-        for sender, _, data in self.pipeline.graph.in_edges(component, data=True):
-            if data["to_socket"].name == socket:
-                return sender, data["from_socket"].name
-        return None
+        return graph.feeder(self.pipeline, component, socket)
 
     def socket_owner(self, component: str, socket: str) -> str | None:
         """The input name that feeds `component.socket`, so errors can speak the caller's names."""

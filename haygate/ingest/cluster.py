@@ -35,6 +35,7 @@ from haystack import Document, Pipeline, component
 from haystack.core.serialization import component_from_dict, component_to_dict, import_class_by_name
 from haystack.core.serialization_security import allow_deserialization_module
 
+from haygate.compat import graph
 from haygate.components.embedding_backends import place_runtime
 from haygate.errors import ConfigurationError, OperatorError
 from haygate.extras import add_extra
@@ -164,7 +165,7 @@ def on_cluster(pipeline: Pipeline, options: RayOptions) -> list["ClusterDocument
     for name, instance in list(pipeline.walk()):
         if embeds_densely(type(instance)) and not isinstance(instance, ClusterDocumentEmbedder):
             proxy = ClusterDocumentEmbedder(component_to_dict(instance, name), options)
-            pipeline.graph.nodes[name]["instance"] = proxy
+            graph.swap_instance(pipeline, name, proxy)
             swapped.append(proxy)
     return swapped
 

@@ -20,6 +20,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from haystack import Document, Pipeline
 
+from haygate.compat import graph
 from haygate.document_stores.hybrid import BATCH_PENDING, HybridDocumentStore
 from haygate.errors import InvalidRecordError, StorageFullError, cause_of
 from haygate.ingest.mapping import RECORD_HASH, RECORD_ID, SHARED_BY, to_document
@@ -198,11 +199,7 @@ class IndexingPlan:
 
     @classmethod
     def of(cls, pipeline: Pipeline, entry: tuple[str, str], runner: Runner | None = None) -> "IndexingPlan":
-        written = tuple(
-            (sender, edge["from_socket"].name)
-            for sender, receiver, edge in pipeline.graph.edges(data=True)
-            if _is_writer(pipeline.get_component(receiver))
-        )
+        written = graph.senders_into(pipeline, _is_writer)
         components = [instance for _, instance in pipeline.walk()]
         splits = any(_is_splitter(instance) for instance in components)
         truncating = any(_truncates(instance) for instance in components)

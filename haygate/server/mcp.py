@@ -11,7 +11,7 @@ import concurrent.futures
 import json
 import logging
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from fastmcp import FastMCP
@@ -35,6 +35,7 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from haygate import __version__
+from haygate.compat.fastmcp import HaygateMCP, check_inputs_with, connection_of, sdk_server
 from haygate.errors import UnknownToolError, envelope
 from haygate.gateway.declarations import ToolDeclaration
 from haygate.server.apps import install_result_views
@@ -130,8 +131,9 @@ class DirectToolCalls:
         self.fastmcp_handler: HandlerEntry[Any] | None = None
 
     def install(self, mcp: FastMCP) -> None:
-        self.fastmcp_handler = mcp._mcp_server.get_request_handler("tools/call")
-        mcp._mcp_server.add_request_handler("tools/call", CallToolRequestParams, self)
+        server = sdk_server(mcp)
+        self.fastmcp_handler = server.get_request_handler("tools/call")
+        server.add_request_handler("tools/call", CallToolRequestParams, self)
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams) -> Any:
         if params.name not in self.service.listing() and self.fastmcp_handler is not None:
@@ -159,13 +161,13 @@ class ToolListAnnouncer:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def install(self, mcp: FastMCP) -> None:
-        server = mcp._mcp_server  # FastMCP serves no `subscriptions/listen` of its own; the SDK server does
+        server = sdk_server(mcp)  # FastMCP serves no `subscriptions/listen` of its own; the SDK server does
         server.add_request_handler("subscriptions/listen", SubscriptionsListenRequestParams, ListenHandler(self.bus))
         server.middleware.insert(0, self)
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         self._loop = asyncio.get_running_loop()
-        connection: Connection = ctx.session._connection  # the request context names it only privately
+        connection: Connection = connection_of(ctx.session)  # the request context names it only privately
         if connection.protocol_version not in MODERN_PROTOCOL_VERSIONS and connection.has_standalone_channel:
             self._standing.add(connection)
         return await call_next(ctx)
@@ -236,42 +238,6 @@ class ErrorEnvelopeMiddleware(Middleware):
             return _error_result(error)
 
 
-class StateMadeOnWrite:
-    """FastMCP's session-state store, made when something is first written to it.
-
-    FastMCP reads a session's visibility rules from that store on every `tools/list`, and making it imports
-    its storage library (`key_value`, with beartype): a quarter of a second of the first listing, for a store
-    haygate never writes. Until a write, every read is what the empty store would answer: nothing.
-    """
-
-    def __init__(self, make: Callable[[], Any]) -> None:
-        self._make = make
-        self._made: Any = None
-
-    async def get(self, key: str, collection: str | None = None) -> Any:
-        if self._made is None:
-            return None
-        return await self._made.get(key=key, collection=collection)
-
-    def __getattr__(self, name: str) -> Any:  # put, delete, or anything else: the real store, made now
-        if self._made is None:
-            self._made = self._make()
-        return getattr(self._made, name)
-
-
-class HaygateMCP(FastMCP):
-    """FastMCP, with its session-state store made on the first write (`StateMadeOnWrite`)."""
-
-    @property
-    def _state_store(self) -> Any:
-        store = self.__dict__.get("_state_made_on_write")
-        if store is None:
-            store = self.__dict__["_state_made_on_write"] = StateMadeOnWrite(
-                lambda: super(HaygateMCP, self)._state_store
-            )
-        return store
-
-
 def build_mcp(service: GatewayService) -> FastMCP:
     announcer = ToolListAnnouncer()
     mcp = HaygateMCP("haygate", version=__version__, mask_error_details=True)
@@ -280,7 +246,7 @@ def build_mcp(service: GatewayService) -> FastMCP:
     mcp.add_middleware(ErrorEnvelopeMiddleware(service))
     tools = DeclaredTools(service)
     mcp.add_provider(tools)
-    mcp._mcp_server.get_tool_input_schema = tools.input_schema  # 2026-07-28 header checks: no tools/list per call
+    check_inputs_with(mcp, tools.input_schema)  # 2026-07-28 header checks: no tools/list per call
     DirectToolCalls(service).install(mcp)
     install_result_views(mcp, service)  # MCP Apps: a results view for each tool that returns ranked records
     mcp.add_provider(Records(service))  # haygate://<collection>/<id>: a result's record, for any client

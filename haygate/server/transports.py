@@ -18,6 +18,7 @@ import anyio
 import uvicorn
 from fastmcp import FastMCP
 
+from haygate.compat.fastmcp import lifespan, sdk_server
 from haygate.server.endpoint import Endpoint, claim_data_dir, remove_endpoint, socket_path, write_endpoint
 from haygate.server.handshake import HandshakeFront, Lines, Wire
 from haygate.server.http import LOOPBACK, build_http_app, build_local_app
@@ -109,9 +110,10 @@ async def _run_stdio(mcp: FastMCP, front: HandshakeFront) -> None:
 
     token = set_transport("stdio")
     try:
-        async with mcp._lifespan_manager(), stdio_server(Lines(front), Wire(front)) as (read, write):  # type: ignore[arg-type]
+        async with lifespan(mcp), stdio_server(Lines(front), Wire(front)) as (read, write):  # type: ignore[arg-type]
             front.hand_over()
-            await mcp._mcp_server.run(read, write, mcp._mcp_server.create_initialization_options())
+            server = sdk_server(mcp)
+            await server.run(read, write, server.create_initialization_options())
     finally:
         reset_transport(token)
 

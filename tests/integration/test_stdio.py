@@ -83,7 +83,7 @@ from haygate.cli import main
 main(["serve"])
 """
 # What answers `initialize` and `tools/list` must not wait for: the pipelines' libraries, the models, and the
-# storage library FastMCP makes its session-state store with (`haygate.server.mcp.StateMadeOnWrite`).
+# storage library FastMCP makes its session-state store with (`haygate.compat.fastmcp.StateMadeOnWrite`).
 NOT_BEFORE_THE_LIST = {
     "haystack",
     "numpy",

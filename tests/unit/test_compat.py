@@ -148,13 +148,18 @@ def test_what_compat_reads_from_haystack_is_declared(owner: str) -> None:
 
 
 def test_the_private_names_compat_reads_are_declared() -> None:
-    """Every private Haystack name compat's code names (`_x`, `__haystack_x__`) is declared somewhere."""
-    declared = {name for _, name in DECLARED}
+    """Every private Haystack, FastMCP or SDK name compat's code names (`_x`, `__haystack_x__`) is declared
+    somewhere."""
+    from haygate.compat.fastmcp import PRIVATE_NAMES
+
+    declared = {name for _, name in DECLARED} | {name for names in PRIVATE_NAMES.values() for name in names}
     own = set()
     for path in COMPAT.glob("*.py"):
         tree = ast.parse(path.read_text())
         own |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)}
-        own |= {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        assigned = [n for n in ast.walk(tree) if isinstance(n, ast.Assign)]
+        own |= {t.id for n in assigned for t in n.targets if isinstance(t, ast.Name)}
+        own |= {n.value.value for n in assigned if isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)}
         own |= {
             n.attr
             for n in ast.walk(tree)
@@ -293,3 +298,71 @@ def test_the_fast_copy_equals_a_deep_copy_and_shares_nothing_mutable() -> None:
     assert clone is not original and clone.meta is not original.meta
     assert clone.meta["nested"]["k"] is not original.meta["nested"]["k"] and clone.embedding is not original.embedding
     assert clone.sparse_embedding is not original.sparse_embedding
+
+
+# FastMCP's and the MCP SDK's internals: haygate.compat.fastmcp, checked as the Haystack ones are.
+
+
+def fastmcp_owners() -> dict[str, Any]:
+    """What each of `compat.fastmcp.PRIVATE_NAMES`' keys names: a FastMCP server, its SDK server (class and
+    instance), and the names a session's own methods read and store (its code's names)."""
+    from fastmcp import FastMCP
+    from mcp.server.session import ServerSession
+
+    from haygate.compat.fastmcp import sdk_server
+
+    server = FastMCP("tripwire")
+    return {
+        "fastmcp.FastMCP": server,
+        "mcp.server.lowlevel.server.Server": type(sdk_server(server)),
+        "mcp.server.lowlevel.server.Server instance": sdk_server(server),
+        "mcp.server.session.ServerSession instance": dict.fromkeys(
+            name for f in vars(ServerSession).values() if hasattr(f, "__code__") for name in f.__code__.co_names
+        ),
+    }
+
+
+def test_fastmcp_and_the_sdk_are_the_versions_compat_was_checked_against() -> None:
+    from haygate.compat import fastmcp
+
+    installed = {
+        "fastmcp": ".".join(fastmcp.fastmcp_version().split(".")[:2]),
+        "mcp": ".".join(fastmcp.mcp_version().split(".")[:2]),
+    }
+    assert installed == {"fastmcp": fastmcp.FASTMCP_TESTED, "mcp": fastmcp.MCP_TESTED}, (
+        f"{installed} installed; haygate.compat.fastmcp reads {fastmcp.PRIVATE_NAMES} as they were in fastmcp "
+        f"{fastmcp.FASTMCP_TESTED} and mcp {fastmcp.MCP_TESTED}: read them in the new versions, then raise those."
+    )
+
+
+def test_every_private_name_compat_reads_is_in_fastmcp_and_the_sdk() -> None:
+    from haygate.compat.fastmcp import PRIVATE_NAMES
+
+    owners = fastmcp_owners()
+    missing = [f"{key}: {name}" for key, names in PRIVATE_NAMES.items() for name in names if not has(owners[key], name)]
+    assert missing == [], missing
+
+
+def private_reaches(path: Path, names: set[str]) -> list[str]:
+    """Where a module reads one of `names` off anything but itself (`self.x`, `cls.x`, `super().x`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Attribute) or node.attr not in names:
+            continue
+        owner = node.value
+        if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+            continue
+        if node.attr == "graph" and "pipeline" not in ast.unparse(owner).lower():
+            continue  # another graph (an ONNX model's), not a Haystack pipeline's
+        found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_only_compat_reaches_into_fastmcp_the_sdk_or_a_pipelines_graph() -> None:
+    """Outside `haygate.compat`, no module reads FastMCP's or the SDK's private names, nor Haystack's pipeline
+    graph (`Pipeline.graph`): a new reach fails here, and goes into compat with its tripwire."""
+    from haygate.compat.fastmcp import PRIVATE_NAMES
+
+    watched = {name for names in PRIVATE_NAMES.values() for name in names if name.startswith("_")} | {"graph"}
+    outside = [p for p in sorted(PACKAGE.rglob("*.py")) if COMPAT not in p.parents]
+    assert [hit for path in outside for hit in private_reaches(path, watched)] == []
