@@ -16,7 +16,8 @@ from haygate.document_stores.edge.repair import repair
 from haygate.errors import ConfigurationError, ExitCode, InvalidRequestError
 from haygate.extras import add_extra
 from haygate.gateway.loader import Loader
-from haygate.gateway.runtime import Gateway, validate
+from haygate.gateway.runtime import Gateway
+from haygate.gateway.validation import validate
 from haygate.ingest.extract import write_extractions
 from haygate.ingest.indexer import delete_records, ingest_files
 from haygate.ingest.mapping import RECORD_HASH

@@ -46,7 +46,7 @@ from haygate.gateway.catalog import load_catalog
 from haygate.gateway.declarations import ToolDeclaration
 from haygate.gateway.judged_sets import QUERY_SLOT, SPEC_FILE, JudgedSetSpec, lines_naming
 from haygate.gateway.loader import Loader
-from haygate.gateway.runtime import ToolRuntime, check_interface
+from haygate.gateway.tool import ToolRuntime, check_interface
 from haygate.ingest.indexer import planned_documents
 from haygate.ingest.judged import CorpusIds, ancestors, counted_as, record_ids, unknown_ids_message
 from haygate.ingest.readers import files_under, read_records

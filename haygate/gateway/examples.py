@@ -12,7 +12,7 @@ from typing import Any
 
 from haygate.components.query_builder import QUERY, QueryBuilder
 from haygate.document_stores.hybrid import HybridDocumentStore
-from haygate.gateway.runtime import ToolRuntime, collection_store
+from haygate.gateway.tool import ToolRuntime, collection_store
 
 VALUES_SHOWN = 3  # examples proposed per parameter
 VALUES_COUNTED = 200  # distinct values of a field counted to find the most common

@@ -22,7 +22,7 @@ from haygate.errors import HaygateError
 from haygate.gateway.declarations import ParameterSpec, ToolDeclaration
 from haygate.gateway.examples import TITLE_SEPARATOR, as_query
 from haygate.gateway.instructions import Outline, first_sentence
-from haygate.gateway.runtime import ToolRuntime, collection_store, ranked_rows
+from haygate.gateway.tool import ToolRuntime, collection_store, ranked_rows
 
 VALUES_SHOWN = 10  # of a filter: the values most records hold
 VALUES_COUNTED = 200  # distinct values of a field counted to find the most common

@@ -254,7 +254,7 @@ class OpenRecord(Tool):
 
 
 def _whole_record(gateway: Any, name: str, call: dict[str, Any], ranked: RankedList, wanted: str) -> dict[str, Any]:
-    from haygate.gateway.runtime import collection_store
+    from haygate.gateway.tool import collection_store
     from haygate.server.console import listed
 
     runtime = gateway.get(name)

@@ -68,7 +68,7 @@ class RecordLinks:
 
 def collection_read_by(gateway: Any, name: str) -> str | None:
     """The collection a tool's pipeline reads (the first, for a pipeline that reads several)."""
-    from haygate.gateway.runtime import collection_store
+    from haygate.gateway.tool import collection_store
 
     runtime = gateway.tools.get(name)
     if runtime is None or runtime.pipeline is None:

@@ -456,7 +456,7 @@ class GatewayService:
         it is on disk, on the served data (its collections are shared with the serving tools, not reopened).
         Nothing is swapped in: this is a reload's checks without the reload."""
         from haygate.gateway.loader import Loader
-        from haygate.gateway.runtime import validate
+        from haygate.gateway.validation import validate
 
         with self._reload_lock, Loader(self.settings) as loader:
             return validate(loader, files).as_dict()
