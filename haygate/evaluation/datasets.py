@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from haygate.errors import DatasetError
-from haygate.gateway.judged_sets import read_grades, read_queries, read_rows, relevant
+from haygate.gateway.judged_sets import read_grades, read_queries, read_rows, read_set_queries, relevant
 from haygate.ingest.readers import files_under
 
 logger = logging.getLogger(__name__)
@@ -120,7 +120,7 @@ def load_judged_queries(root: Path, split: str) -> tuple[Dataset, dict[str, tupl
     qrels = relevant(read_grades(qrels_path, set(query_text), None))
     if not qrels:
         raise DatasetError(f"{qrels_path}: no judgments with a positive score")
-    metadata = {str(r["_id"]): dict(r.get("metadata") or {}) for _, r in read_rows(queries_path)}
+    metadata = {query_id: entry["metadata"] for query_id, entry in read_set_queries(root).items()}
     judged_anywhere = set(qrels)
     for other in sorted((root / "qrels").glob("*.tsv")):
         if other != qrels_path:

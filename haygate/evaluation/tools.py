@@ -24,10 +24,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-import yaml
-from pydantic import ValidationError
-
-from haygate import yamlfile
 from haygate.components.dense_text_embedder import forget_queries
 from haygate.errors import ConfigurationError, DatasetError, UnknownToolError
 from haygate.evaluation.datasets import Dataset, limited, load_judged_queries
@@ -44,7 +40,7 @@ from haygate.evaluation.runner import (
 )
 from haygate.gateway.catalog import load_catalog
 from haygate.gateway.declarations import ToolDeclaration
-from haygate.gateway.judged_sets import QUERY_SLOT, SPEC_FILE, JudgedSetSpec, lines_naming
+from haygate.gateway.judged_sets import QUERY_SLOT, JudgedSetSpec, lines_naming, read_spec
 from haygate.gateway.loader import Loader
 from haygate.gateway.tool import ToolRuntime, check_interface
 from haygate.ingest.indexer import planned_documents
@@ -77,20 +73,6 @@ class JudgedToolSet:
         return self.dataset.name
 
 
-def load_spec(folder: Path) -> JudgedSetSpec:
-    spec_path = Path(folder) / SPEC_FILE
-    if not spec_path.is_file():
-        raise DatasetError(f"{spec_path}: missing (a tool's judged set says in it which tool to call and how)")
-    text = spec_path.read_text()
-    try:
-        return JudgedSetSpec.model_validate(yamlfile.safe_load(text) or {})
-    except yaml.YAMLError as error:
-        raise DatasetError(f"{spec_path}: invalid YAML: {error}") from None
-    except ValidationError as error:
-        problems = yamlfile.validation_problems(error, JudgedSetSpec, text)
-        raise DatasetError(f"{spec_path}: " + "; ".join(problems)) from None
-
-
 def load_judged_set(
     folder: Path,
     split: str = "test",
@@ -102,7 +84,7 @@ def load_judged_set(
     evaluates that collection as ingested (no corpus, no indexing). `limit`: only the first `limit` queries of
     the split (judged or not), over a sample of the corpus (`limited`)."""
     folder = Path(folder)
-    spec = load_spec(folder)
+    spec = read_spec(folder)
     if collection is not None:
         spec = spec.model_copy(update={"collection": collection, "corpus": None})
     dataset, queries = load_judged_queries(folder, split)

@@ -7,16 +7,22 @@ names a record or a section of the corpus (`haygate.ingest.judged`). The Judge t
 `judging.json`, the ranking each query had when it was graded, so a later edit of the pipeline shows what
 moved.
 
-The readers are strict: the first problem is a DatasetError naming the file and the line.
+The readers are strict: the first problem is a DatasetError naming the file and the line. This module is the
+format's one reader and one writer: `haygate eval` (`evaluation.datasets`) and the Judge tab (`server.judging`)
+both go through it.
 """
 
 import csv
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from haygate import yamlfile
 from haygate.errors import DatasetError
 from haygate.ingest.readers import read_records
 
@@ -140,19 +146,97 @@ def relevant(grades: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
     return {q: docs for q, docs in kept.items() if docs}
 
 
-def write_judged_queries(folder: Path, queries: list[dict[str, Any]], qrels: dict[str, dict[str, int]]) -> None:
-    """Write a judged set's `queries.jsonl` (each `{_id, text, metadata}`) and its `qrels/<split>.tsv` files in
-    the BEIR layout that `load_dataset` reads: a query's judgments go to the split its `metadata.split` names
-    (default `test`), the rule `load_judged_queries` reads back. The corpus stays where the builder found it."""
-    (folder / "qrels").mkdir(parents=True, exist_ok=True)
-    with (folder / QUERIES_FILE).open("w") as file:
-        for query in queries:
-            file.write(json.dumps({key: query[key] for key in ("_id", "text", "metadata")}) + "\n")
-    splits: dict[str, list[str]] = {}
-    for query in queries:
-        splits.setdefault(str((query.get("metadata") or {}).get("split", "test")), []).append(query["_id"])
-    for split, query_ids in splits.items():
-        with (folder / "qrels" / f"{split}.tsv").open("w") as file:
-            file.write("\t".join(QRELS_HEADER) + "\n")
-            for query_id in query_ids:
-                file.writelines(f"{query_id}\t{doc_id}\t{score}\n" for doc_id, score in qrels.get(query_id, {}).items())
+def write_set(
+    folder: Path,
+    queries: dict[str, dict[str, Any]],
+    grades: dict[str, dict[str, dict[str, int]]],
+    spec: dict[str, Any] | None = None,
+    judging: dict[str, Any] | None = None,
+) -> None:
+    """Every file of a set, each whole or not at all: its queries (`{id, text, arguments, split}`, as
+    `read_set_queries` reads them back), each split's qrels, and when given its spec and the rankings seen."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for entry in queries.values():
+        metadata: dict[str, Any] = {"split": entry.get("split", "test")}
+        if entry.get("arguments"):
+            metadata["arguments"] = entry["arguments"]
+        rows.append(json.dumps({"_id": entry["id"], "text": entry["text"], "metadata": metadata}))
+    write_whole(folder / QUERIES_FILE, "\n".join(rows) + "\n")
+    for split, split_grades in grades.items():
+        lines = ["\t".join(QRELS_HEADER)]
+        lines += [f"{q}\t{doc}\t{grade}" for q, docs in split_grades.items() for doc, grade in docs.items()]
+        (folder / "qrels").mkdir(exist_ok=True)
+        write_whole(folder / "qrels" / f"{split}.tsv", "\n".join(lines) + "\n")
+    if spec is not None:
+        write_whole(folder / SPEC_FILE, yaml.safe_dump(spec, sort_keys=False))
+    if judging is not None:
+        write_whole(folder / JUDGING_FILE, json.dumps(judging, indent=1) + "\n")
+
+
+def read_spec(folder: Path) -> JudgedSetSpec:
+    """`eval.yaml`, strictly: a misspelt key is named with its line and the closest valid one."""
+    spec_path = Path(folder) / SPEC_FILE
+    if not spec_path.is_file():
+        raise DatasetError(f"{spec_path}: missing (a tool's judged set says in it which tool to call and how)")
+    try:
+        text = spec_path.read_text()
+        return JudgedSetSpec.model_validate(yamlfile.safe_load(text) or {})
+    except OSError as error:
+        raise DatasetError(f"{spec_path}: cannot be read: {error.strerror or error}") from None
+    except yaml.YAMLError as error:
+        raise DatasetError(f"{spec_path}: invalid YAML: {error}") from None
+    except ValidationError as error:
+        problems = yamlfile.validation_problems(error, JudgedSetSpec, text)
+        raise DatasetError(f"{spec_path}: " + "; ".join(problems)) from None
+
+
+def read_set_queries(folder: Path) -> dict[str, dict[str, Any]]:
+    path = folder / QUERIES_FILE
+    queries = {}
+    for _, row in read_rows(path) if path.is_file() else []:
+        metadata = row.get("metadata") or {}
+        arguments = metadata.get("arguments") if isinstance(metadata.get("arguments"), dict) else None
+        split = str(metadata.get("split", "test"))
+        queries[str(row["_id"])] = {
+            "id": str(row["_id"]),
+            "text": str(row.get("text", "")),
+            "arguments": arguments,
+            "split": split,
+            "metadata": dict(metadata) if isinstance(metadata, dict) else {},
+        }
+    return queries
+
+
+def read_all_grades(folder: Path, query_ids: set[str]) -> dict[str, dict[str, dict[str, int]]]:
+    grades = {}
+    for path in sorted((folder / "qrels").glob("*.tsv")) if (folder / "qrels").is_dir() else []:
+        kept = read_grades(path, query_ids | query_ids_in(path), None)
+        grades[path.stem] = {q: docs for q, docs in kept.items() if q in query_ids}
+    return grades
+
+
+def query_ids_in(path: Path) -> set[str]:
+    """The query ids a qrels file names (a query since removed drops its grades, rather than failing)."""
+    return {line.split("\t", 1)[0] for line in path.read_text(encoding="utf-8").splitlines()[1:] if "\t" in line}
+
+
+def read_judging(folder: Path) -> dict[str, Any]:
+    path = folder / JUDGING_FILE
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Whole or not at all: a save cut short leaves the previous file."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -8,32 +8,28 @@ queries and grades of the others. Each query's ranking when it was graded goes t
 re-opening the set after a pipeline edit shows which judged results moved and which are new.
 """
 
-import json
-import os
 import re
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from haygate import yamlfile
 from haygate.errors import DatasetError, InvalidRequestError, NotFoundError
 
 if TYPE_CHECKING:
     from haygate.document_stores.hybrid import HybridDocumentStore
 
 from haygate.gateway.judged_sets import (
-    JUDGING_FILE,
-    QRELS_HEADER,
-    QUERIES_FILE,
     QUERY_SLOT,
     SPEC_FILE,
     JudgedSetSpec,
+    read_all_grades,
     read_grades,
-    read_rows,
+    read_judging,
+    read_set_queries,
+    read_spec,
+    write_set,
 )
 
 SET_NAME = r"^[a-z0-9][a-z0-9_-]{0,63}$"
@@ -77,7 +73,7 @@ def list_sets(root: Path) -> list[dict[str, Any]]:
     for spec_path in sorted(root.glob(f"*/{SPEC_FILE}")) if root.is_dir() else []:
         folder = spec_path.parent
         try:
-            spec = _spec(folder)
+            spec = read_spec(folder)
         except DatasetError as error:
             found.append({"name": folder.name, "problem": error.message})
             continue
@@ -99,12 +95,12 @@ def read_set(root: Path, name: str, split: str) -> dict[str, Any]:
     folder = set_folder(root, name)
     if not (folder / SPEC_FILE).is_file():
         raise NotFoundError(f"no judged set '{name}' under {root.name}/", {"field": "name"})
-    spec = _spec(folder)
-    queries = _queries(folder)
+    spec = read_spec(folder)
+    queries = read_set_queries(folder)
     grades_path = folder / "qrels" / f"{split}.tsv"
     grades = read_grades(grades_path, set(queries), None) if grades_path.is_file() else {}
     kept = [q for q in queries.values() if q["split"] == split or q["id"] in grades]
-    judging = _judging(folder).get(split, {})
+    judging = read_judging(folder).get(split, {})
     return {
         "name": name,
         "tool": spec.tool,
@@ -125,21 +121,21 @@ def save_set(root: Path, name: str, body: Any, served: set[str]) -> dict[str, An
     ids = [q.id for q in saved.queries]
     folder = set_folder(root, name)
     folder.mkdir(parents=True, exist_ok=True)
-    spec = _spec(folder).model_dump(mode="json", exclude_none=True) if (folder / SPEC_FILE).is_file() else {}
+    spec = read_spec(folder).model_dump(mode="json", exclude_none=True) if (folder / SPEC_FILE).is_file() else {}
     spec.setdefault("arguments", {"query": QUERY_SLOT})
     spec.update(tool=saved.tool, level=saved.level)
     JudgedSetSpec.model_validate(spec)
 
-    queries = {q: entry for q, entry in _queries(folder).items() if entry["split"] != saved.split}
+    queries = {q: entry for q, entry in read_set_queries(folder).items() if entry["split"] != saved.split}
     taken = sorted(set(ids) & set(queries))
     if taken:
         msg = f"judged set: query ids {taken} belong to another split of '{name}'; a query id names one query"
         raise InvalidRequestError(msg, {"field": "queries"})
     for query in saved.queries:
         queries[query.id] = {"id": query.id, "text": query.text, "arguments": query.arguments, "split": saved.split}
-    grades = _all_grades(folder, set(queries))
+    grades = read_all_grades(folder, set(queries))
     grades[saved.split] = {q: dict(judged) for q, judged in saved.grades.items() if judged}
-    judging = _judging(folder)
+    judging = read_judging(folder)
     at = datetime.now(UTC).isoformat(timespec="seconds")
     before = judging.get(saved.split, {}) if isinstance(judging.get(saved.split), dict) else {}
     judging[saved.split] = {
@@ -149,7 +145,7 @@ def save_set(root: Path, name: str, body: Any, served: set[str]) -> dict[str, An
         for q, ranking in saved.seen.items()
     }
 
-    _write_set(folder, queries, grades, spec, judging)
+    write_set(folder, queries, grades, spec, judging)
     judged_count = sum(len(docs) for docs in grades[saved.split].values())
     return {
         "name": name,
@@ -158,30 +154,6 @@ def save_set(root: Path, name: str, body: Any, served: set[str]) -> dict[str, An
         "queries": len(saved.queries),
         "judged": judged_count,
     }
-
-
-def _write_set(
-    folder: Path,
-    queries: dict[str, dict[str, Any]],
-    grades: dict[str, dict[str, dict[str, int]]],
-    spec: dict[str, Any],
-    judging: dict[str, Any],
-) -> None:
-    """Every file of a set, each whole or not at all: its queries, each split's qrels, its spec, the rankings."""
-    rows = []
-    for entry in queries.values():
-        metadata: dict[str, Any] = {"split": entry["split"]}
-        if entry["arguments"]:
-            metadata["arguments"] = entry["arguments"]
-        rows.append(json.dumps({"_id": entry["id"], "text": entry["text"], "metadata": metadata}))
-    _write(folder / QUERIES_FILE, "\n".join(rows) + "\n")
-    for split, split_grades in grades.items():
-        lines = ["\t".join(QRELS_HEADER)]
-        lines += [f"{q}\t{doc}\t{grade}" for q, docs in split_grades.items() for doc, grade in docs.items()]
-        (folder / "qrels").mkdir(exist_ok=True)
-        _write(folder / "qrels" / f"{split}.tsv", "\n".join(lines) + "\n")
-    _write(folder / SPEC_FILE, yaml.safe_dump(spec, sort_keys=False))
-    _write(folder / JUDGING_FILE, json.dumps(judging, indent=1) + "\n")
 
 
 def checked(body: Any, served: set[str]) -> SavedSet:
@@ -230,60 +202,3 @@ def judged_ids(store: "HybridDocumentStore", ids: list[str]) -> dict[str, Any]:
         "unknown": corpus.unknown(ids),
         "examples": corpus.examples(),
     }
-
-
-def _spec(folder: Path) -> JudgedSetSpec:
-    try:
-        return JudgedSetSpec.model_validate(yamlfile.safe_load((folder / SPEC_FILE).read_text()) or {})
-    except (OSError, yaml.YAMLError, ValidationError) as error:
-        raise DatasetError(f"{folder / SPEC_FILE}: {error}") from None
-
-
-def _queries(folder: Path) -> dict[str, dict[str, Any]]:
-    path = folder / QUERIES_FILE
-    queries = {}
-    for _, row in read_rows(path) if path.is_file() else []:
-        metadata = row.get("metadata") or {}
-        arguments = metadata.get("arguments") if isinstance(metadata.get("arguments"), dict) else None
-        split = str(metadata.get("split", "test"))
-        queries[str(row["_id"])] = {
-            "id": str(row["_id"]),
-            "text": str(row.get("text", "")),
-            "arguments": arguments,
-            "split": split,
-        }
-    return queries
-
-
-def _all_grades(folder: Path, query_ids: set[str]) -> dict[str, dict[str, dict[str, int]]]:
-    grades = {}
-    for path in sorted((folder / "qrels").glob("*.tsv")) if (folder / "qrels").is_dir() else []:
-        kept = read_grades(path, query_ids | _ids_in(path), None)
-        grades[path.stem] = {q: docs for q, docs in kept.items() if q in query_ids}
-    return grades
-
-
-def _ids_in(path: Path) -> set[str]:
-    """The query ids a qrels file names (a query since removed drops its grades, rather than failing)."""
-    return {line.split("\t", 1)[0] for line in path.read_text(encoding="utf-8").splitlines()[1:] if "\t" in line}
-
-
-def _judging(folder: Path) -> dict[str, Any]:
-    path = folder / JUDGING_FILE
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, ValueError):
-        return {}
-    return loaded if isinstance(loaded, dict) else {}
-
-
-def _write(path: Path, text: str) -> None:
-    """Whole or not at all: a save cut short leaves the previous file."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -2,12 +2,13 @@
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from haygate.errors import DatasetError
 from haygate.evaluation.datasets import OTHERS_PER_QUERY, limited, load_dataset, load_judged_queries
-from haygate.gateway.judged_sets import write_judged_queries
+from haygate.gateway.judged_sets import write_set
 
 TINY = Path(__file__).resolve().parents[2] / "fixtures" / "tiny_beir"
 
@@ -47,6 +48,17 @@ def test_empty_documents_are_reported_not_fatal() -> None:
 def test_unknown_split_lists_available(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match="splits available: test, train"):
         load_dataset(TINY, "dev")
+
+
+def write_judged_queries(folder: Path, queries: list[dict[str, Any]], qrels: dict[str, dict[str, int]]) -> None:
+    """A set as the Judge tab writes one (`write_set`): each query's judgments in the split its metadata names."""
+    entries = {
+        q["_id"]: {"id": q["_id"], "text": q["text"], "split": q["metadata"].get("split", "test")} for q in queries
+    }
+    by_split: dict[str, dict[str, dict[str, int]]] = {}
+    for query_id, judged in qrels.items():
+        by_split.setdefault(entries[query_id]["split"], {})[query_id] = judged
+    write_set(folder, entries, by_split)
 
 
 def test_a_written_judged_set_reads_back(tmp_path: Path) -> None:
