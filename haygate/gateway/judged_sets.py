@@ -8,7 +8,7 @@ names a record or a section of the corpus (`haygate.ingest.judged`). The Judge t
 moved.
 
 The readers are strict: the first problem is a DatasetError naming the file and the line. This module is the
-format's one reader and one writer: `haygate eval` (`evaluation.datasets`) and the Judge tab (`server.judging`)
+format's one reader and one writer: `haygate eval` (`evaluation.datasets`) and the Judge tab (`console.judging`)
 both go through it.
 """
 

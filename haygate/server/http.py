@@ -16,14 +16,15 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from haygate.console import routes as console
+from haygate.console.pages import CONSOLE, CONSOLE_STATIC
+from haygate.console.pages import static_mount as console_static
 from haygate.errors import PayloadTooLargeError, UnauthorizedError
 from haygate.logs import REQUEST_ID, REQUEST_ID_HEADER, new_request_id
 from haygate.server.boundary import guarded
-from haygate.server.console import CONSOLE, CONSOLE_STATIC
-from haygate.server.console import static_mount as console_static
 from haygate.server.mcp import build_mcp
 from haygate.server.openapi import SWAGGER_UI
-from haygate.server.routes import Served, admin, console, records, tools
+from haygate.server.routes import Served, admin, records, tools
 from haygate.server.routes.envelope import ERROR_HANDLERS, error_response, with_method_refusals
 from haygate.server.service import GatewayService
 

@@ -111,7 +111,7 @@ class Records(Provider):
 def whole_record(gateway: Any, collection: str, wanted: str) -> dict[str, Any] | None:
     """The record `wanted` names (its own id, or a section's or chunk's), every document of it in order, within
     the tenant the served tools read; None when no tool reads the collection or the record is not there."""
-    from haygate.server.console import listed
+    from haygate.server.replies import listed
 
     readers = [runtime for name, runtime in gateway.tools.items() if collection_read_by(gateway, name) == collection]
     store = gateway.loader.stores().get(collection)

@@ -87,3 +87,16 @@ def ref(name: str) -> dict[str, str]:
     """A reference to one of `schemas()`."""
     assert name in REPLIES, name
     return {"$ref": REF_TEMPLATE.format(model=name)}
+
+
+def listed(document: Any, chars: int | None) -> dict[str, Any]:
+    """A stored Document as the browser shows it: content (cut at `chars`), metadata without vectors."""
+    content = document.content or ""
+    meta = {k: v for k, v in document.meta.items() if k != "embedding"}
+    return {
+        "id": document.id,
+        "record_id": meta.get("record_id", document.id),
+        "content": content if chars is None or len(content) <= chars else content[:chars] + "…",
+        "content_chars": len(content),
+        "meta": meta,
+    }

@@ -1,8 +1,8 @@
-// The console's API client (haygate/server/console/static/api.js), against a fetch of the test's own.
+// The console's API client (haygate/console/static/api.js), against a fetch of the test's own.
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
 
-import { ApiError, api, authHeaders, errorFromBody, errorText, fieldProblems, parseJson, setToken } from "../../haygate/server/console/static/api.js";
+import { ApiError, api, authHeaders, errorFromBody, errorText, fieldProblems, parseJson, setToken } from "../../haygate/console/static/api.js";
 
 /** sessionStorage as a Map, as the browser keeps the token for a tab. */
 function storage() {

@@ -1,8 +1,8 @@
-// The console's pure text helpers (haygate/server/console/static/format.js).
+// The console's pure text helpers (haygate/console/static/format.js).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { asText, clip, firstPresent, fmtBytes, fmtDate, fmtDuration, fmtFixed, fmtMs, fmtNumber, isPlainObject, present, pretty, shellQuote } from "../../haygate/server/console/static/format.js";
+import { asText, clip, firstPresent, fmtBytes, fmtDate, fmtDuration, fmtFixed, fmtMs, fmtNumber, isPlainObject, present, pretty, shellQuote } from "../../haygate/console/static/format.js";
 
 describe("present and firstPresent", () => {
   test("a value is present unless it is undefined, null or the empty string", () => {

@@ -1,8 +1,8 @@
-// What the Judge panel grades and saves (haygate/server/console/static/judge.js).
+// What the Judge panel grades and saves (haygate/console/static/judge.js).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { QUERY_ID, SET_NAME, SPLIT_NAME, gradeText, judgeCommand, judgedIdOf, nextQueryId, rankedResults } from "../../haygate/server/console/static/judge.js";
+import { QUERY_ID, SET_NAME, SPLIT_NAME, gradeText, judgeCommand, judgedIdOf, nextQueryId, rankedResults } from "../../haygate/console/static/judge.js";
 
 describe("judgedIdOf", () => {
   test("a section is the document's id without its chunk suffix, the provenance's id first", () => {

@@ -1,12 +1,12 @@
-// A result's Markdown as the console and the MCP Apps view render it (haygate/server/console/static/markdown.js),
+// A result's Markdown as the console and the MCP Apps view render it (haygate/console/static/markdown.js),
 // with the vendored markdown-it the pages load (static/vendor/markdown-it.umd.min.js, read here as CommonJS).
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { describe, test } from "node:test";
 
-import { ALLOWED, appendMarkdown, markdownHtml, markedSource } from "../../haygate/server/console/static/markdown.js";
+import { ALLOWED, appendMarkdown, markdownHtml, markedSource } from "../../haygate/console/static/markdown.js";
 
-const markdownit = createRequire(import.meta.url)("../../haygate/server/console/static/vendor/markdown-it.umd.min.js");
+const markdownit = createRequire(import.meta.url)("../../haygate/console/static/vendor/markdown-it.umd.min.js");
 const SENTINEL = /[\uE000\uE001]/;
 
 /** The text's HTML, checked to hold no sentinel (whatever the test asserts besides). */

@@ -2,10 +2,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { uploadContentType, metaSummary } from "../../haygate/server/console/static/collections.js";
-import { compareArguments, preferredPipeline, queryArgument } from "../../haygate/server/console/static/compare.js";
-import { metricNames, queryDeltas } from "../../haygate/server/console/static/evaluations.js";
-import { tabOf } from "../../haygate/server/console/static/tabs.js";
+import { uploadContentType, metaSummary } from "../../haygate/console/static/collections.js";
+import { compareArguments, preferredPipeline, queryArgument } from "../../haygate/console/static/compare.js";
+import { metricNames, queryDeltas } from "../../haygate/console/static/evaluations.js";
+import { tabOf } from "../../haygate/console/static/tabs.js";
 
 const TOOL = {
   name: "search_docs",

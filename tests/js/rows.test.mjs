@@ -1,8 +1,8 @@
-// Reading a tool result's rows and their provenance (haygate/server/console/static/rows.js).
+// Reading a tool result's rows and their provenance (haygate/console/static/rows.js).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { maxRank, provenanceLine, rankChange, resultRows, rowKey, rowTitle } from "../../haygate/server/console/static/rows.js";
+import { maxRank, provenanceLine, rankChange, resultRows, rowKey, rowTitle } from "../../haygate/console/static/rows.js";
 
 describe("resultRows", () => {
   test("a result's `results` list, when it has one", () => {

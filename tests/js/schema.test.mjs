@@ -1,8 +1,8 @@
-// A tool's input schema as the Tools form reads it (haygate/server/console/static/schema.js).
+// A tool's input schema as the Tools form reads it (haygate/console/static/schema.js).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { boundsText, enumFromText, propertyType } from "../../haygate/server/console/static/schema.js";
+import { boundsText, enumFromText, propertyType } from "../../haygate/console/static/schema.js";
 
 describe("propertyType", () => {
   test("pydantic's Optional[X] is X, and nullable", () => {

@@ -35,7 +35,9 @@ LAYERS = [
     ["haygate.ingest"],
     ["haygate.api"],  # what a project's components may import: re-exports of the layers below
     ["haygate.gateway"],
-    ["haygate.server"],
+    ["haygate.server"],  # the service, MCP, the REST routes, the client
+    ["haygate.console"],  # the console's pages, Judge tab and routes, on the server's core
+    ["haygate.server.http", "haygate.server.transports"],  # the apps that mount both, and their transports
     ["haygate.evaluation"],
     ["haygate.cli", "haygate.commands", "haygate.remote"],
 ]

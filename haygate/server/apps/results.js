@@ -6,7 +6,7 @@
  * the server), and "open" calls the app-only tool that returns the whole record.
  * Server data reaches the page as text nodes, and a result's Markdown (its excerpt, a record's documents) as
  * markdown.js renders it: HTML escaped, links checked, what it makes checked against an allowlist.
- * The page (haygate/server/apps.py) inlines the vendored markdown-it and the console's format.js and markdown.js
+ * The page (haygate/server/apps/__init__.py) inlines the vendored markdown-it and the console's format.js and markdown.js
  * before this script, so the view reads values, formats numbers and renders Markdown as the console does; a
  * link opens through the host (`ui/open-link`), when it offers to.
  */

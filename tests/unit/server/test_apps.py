@@ -116,7 +116,7 @@ class TestViewHtml:
         assert " src=" not in html and " href=" not in html
         # markdown-it, inlined as vendored less the line naming its source map, writes "http://" before a bare
         # address it links (its linkify, which the view leaves off); the rest of the page names no address.
-        vendored = PROJECT / "haygate" / "server" / "console" / "static" / "vendor" / "markdown-it.umd.min.js"
+        vendored = PROJECT / "haygate" / "console" / "static" / "vendor" / "markdown-it.umd.min.js"
         library, source_map = vendored.read_text(encoding="utf-8").rstrip().rsplit("\n", 1)
         assert source_map.startswith("//# sourceMappingURL=") and source_map not in html and library in html
         own = html.replace(library, "")

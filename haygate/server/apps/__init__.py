@@ -41,8 +41,8 @@ from haygate.errors import InvalidRequestError, NotFoundError, envelope
 from haygate.gateway.declarations import ToolDeclaration
 from haygate.server.service import GatewayService
 
-VIEW_FILES = Path(__file__).with_name("apps")
-CONSOLE_STATIC = Path(__file__).with_name("console") / "static"
+VIEW_FILES = Path(__file__).parent  # results.html, .css and .js, beside this module
+CONSOLE_STATIC = Path(__file__).parents[2] / "console" / "static"  # the console's format.js and markdown.js, inlined
 # The console's modules the view inlines before its own script: one reading of values and one rendering of a
 # result's Markdown for both pages; and before them, the library that rendering uses, as it is vendored.
 SHARED_MODULES = [CONSOLE_STATIC / name for name in ("format.js", "markdown.js")]
@@ -255,7 +255,7 @@ class OpenRecord(Tool):
 
 def _whole_record(gateway: Any, name: str, call: dict[str, Any], ranked: RankedList, wanted: str) -> dict[str, Any]:
     from haygate.gateway.tool import collection_store
-    from haygate.server.console import listed
+    from haygate.server.replies import listed
 
     runtime = gateway.get(name)
     result, provenance = runtime.explain(call)

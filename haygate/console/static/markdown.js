@@ -1,5 +1,5 @@
 /* A result's Markdown (its text, its snippet) as elements that can do nothing, shared by the console and the MCP
- * Apps results view. The view inlines this module (haygate/server/apps.py), so it imports nothing: it finds
+ * Apps results view. The view inlines this module (haygate/server/apps/__init__.py), so it imports nothing: it finds
  * markdown-it as `globalThis.markdownit`, which vendor/markdown-it.umd.min.js sets (the console's console.js
  * imports that file; the view inlines it first).
  *

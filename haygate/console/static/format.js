@@ -1,6 +1,6 @@
 /* Pure text helpers: what a value reads as, numbers, sizes, dates and durations, quoting. No DOM, so Node's test
  * runner imports this module as it is (tests/js/), and no imports, so the MCP Apps results view inlines it
- * (haygate/server/apps.py builds that page). */
+ * (haygate/server/apps/__init__.py builds that page). */
 
 /** A field counts as present when it is set and not an empty string. */
 export const present = (value) => value !== undefined && value !== null && value !== "";

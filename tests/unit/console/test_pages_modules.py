@@ -1,4 +1,4 @@
-"""The console's script modules (haygate/server/console/static/), their pure helpers tested by Node's own test
+"""The console's script modules (haygate/console/static/), their pure helpers tested by Node's own test
 runner: `tests/js/*.test.mjs` import the modules as the browser loads them, without a build step. The MCP Apps
 results view inlines two of them into its one script, after the vendored markdown-it."""
 

@@ -1,12 +1,12 @@
-"""The Judge tab's files (`haygate.server.judging`): a set saved, read back, and refused where it would not
+"""The Judge tab's files (`haygate.console.judging`): a set saved, read back, and refused where it would not
 read back as it was saved."""
 
 from pathlib import Path
 
 import pytest
 
+from haygate.console import judging
 from haygate.errors import InvalidRequestError
-from haygate.server import judging
 
 SERVED = {"search_docs"}
 

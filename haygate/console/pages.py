@@ -1,5 +1,5 @@
 """The console: a page at `/console` (HTML, script modules, one stylesheet: no CDN, no build step) and
-the routes it reads beyond the public ones (`routes.console`). It tries every tool from a form made from its
+the routes it reads beyond the public ones (`console.routes`). It tries every tool from a form made from its
 schema and shows why each result ranks where it does, runs one query through the tool and another pipeline
 side by side, browses and loads collections through the write route, reads evaluation reports, and follows
 the calls. Here: its files, and what it reads from the project and the stores.
@@ -21,7 +21,7 @@ from haygate.errors import InvalidRequestError, NotFoundError
 from haygate.server.service import GatewayService
 
 CONSOLE = "/console"
-CONSOLE_FILES = Path(__file__).with_name("console")
+CONSOLE_FILES = Path(__file__).parent  # index.html and static/, beside this module
 CONSOLE_STATIC = f"{CONSOLE}/static"
 
 
@@ -64,19 +64,6 @@ async def collection_store(service: GatewayService, name: str) -> Any:
         msg = f"no collection '{name}' is served here; served: {', '.join(sorted(stores))}"
         raise NotFoundError(msg, {"collection": name, "available": sorted(stores)})
     return stores[name]
-
-
-def listed(document: Any, chars: int | None) -> dict[str, Any]:
-    """A stored Document as the browser shows it: content (cut at `chars`), metadata without vectors."""
-    content = document.content or ""
-    meta = {k: v for k, v in document.meta.items() if k != "embedding"}
-    return {
-        "id": document.id,
-        "record_id": meta.get("record_id", document.id),
-        "content": content if chars is None or len(content) <= chars else content[:chars] + "…",
-        "content_chars": len(content),
-        "meta": meta,
-    }
 
 
 def evaluation_reports(root: Path) -> list[dict[str, Any]]:

@@ -12,18 +12,18 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse
 from starlette.routing import Route
 
-from haygate.errors import InvalidRequestError, NotFoundError
-from haygate.server import judging
-from haygate.server.console import (
+from haygate.console import judging
+from haygate.console.pages import (
     CONSOLE,
     CONSOLE_FILES,
     collection_store,
     evaluation_reports,
-    listed,
     project_pipeline,
     report_folder,
     shown_path,
 )
+from haygate.errors import InvalidRequestError, NotFoundError
+from haygate.server.replies import listed
 from haygate.server.routes import served
 from haygate.server.routes.envelope import answers
 from haygate.server.routes.reading import bounded_int, json_object
