@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> int:
     """A command a running server takes over goes to it with what `haygate.home` finds (no pydantic, no
     Haystack); anything else builds the settings and runs here."""
-    from haygate.remote import FORWARDED, forward
+    from haygate.remote import FORWARDED, OPERATED, forward
 
     if args.handler in FORWARDED and not getattr(args, "ray_address", None):  # --ray: the embedding is not the server's
         from haygate.home import locate
@@ -92,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.CONFIG
     if args.handler is cmd_serve:
         return cmd_serve(args, settings)
+    if args.handler in OPERATED:
+        return _commands().run_operated(args, settings)
     return int(getattr(_commands(), args.handler)(args, settings) or 0)
 
 

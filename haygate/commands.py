@@ -7,9 +7,7 @@ import importlib.util
 import json
 import logging
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.edge.repair import repair
@@ -17,19 +15,11 @@ from haygate.errors import ConfigurationError, ExitCode, InvalidRequestError
 from haygate.extras import add_extra
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
-from haygate.gateway.validation import validate
+from haygate.gateway.workspace import has_data
 from haygate.ingest.extract import write_extractions
-from haygate.ingest.indexer import delete_records, ingest_files
+from haygate.ingest.indexer import ingest_files
 from haygate.ingest.mapping import RECORD_HASH
-from haygate.remote import (
-    apply_examples,
-    ingest_jobs,
-    parse_arguments,
-    print_report,
-    print_stats,
-    report_deleted,
-    report_validation,
-)
+from haygate.remote import OPERATED, ingest_jobs, operated_request, print_report
 from haygate.server.endpoint import claim_data_dir
 from haygate.settings import Settings
 
@@ -93,49 +83,6 @@ def cmd_repair(args: argparse.Namespace, settings: Settings) -> int:
     return ExitCode.OK
 
 
-def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
-    with Loader(settings) as loader:
-        store = loader.store(args.collection)
-        with store.batch():
-            points, missing = delete_records(store, args.ids)
-    return report_deleted(args.collection, args.ids, points, missing)
-
-
-def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
-    """Every check `serve --strict` makes, on every declaration, served here or not (a hidden tool says why):
-    pipelines built, interfaces checked, models loaded, each tool's examples run on the project's data and
-    their results held to its output schema; and every collection's schema and indexing pipeline. While a
-    server holds the data, the server makes the checks (`haygate.remote`). With no data ingested yet, the
-    examples run on an empty scratch data dir, and the tools say what that left unchecked."""
-    files = args.files or None
-    if settings.qdrant_url or has_data(settings.data_dir):
-        with Loader(settings) as loader:
-            return report_validation(validate(loader, files).as_dict(), args)
-    with tempfile.TemporaryDirectory(prefix="haygate-validate-") as scratch:
-        on_scratch = {"data_dir": Path(scratch), "model_cache_dir": settings.models_dir}
-        with Loader(settings.model_copy(update=on_scratch)) as loader:
-            return report_validation(validate(loader, files, empty=True).as_dict(), args)
-
-
-def cmd_examples(args: argparse.Namespace, settings: Settings) -> int:
-    """Examples drawn from the data, here (no server holds it): see `haygate.remote.examples`."""
-    from haygate.gateway.examples import propose
-
-    if not settings.qdrant_url and not has_data(settings.data_dir):
-        print("error: nothing is ingested yet: `haygate ingest COLLECTION FILE...` first", file=sys.stderr)
-        return ExitCode.CONFIG
-    with Loader(settings) as loader:
-        gateway = Gateway.load(loader, strict=False)
-        names = [args.tool] if args.tool else sorted(n for n, t in gateway.tools.items() if t.pipeline is not None)
-        proposals = {}
-        for name in names:
-            runtime = gateway.get(name)
-            assert runtime.pipeline is not None
-            runtime.pipeline.pipeline.warm_up()
-            proposals[name] = {"file": str(runtime.declaration.source_file), "proposed": propose(runtime)}
-    return apply_examples(proposals, args.yes)
-
-
 def cmd_skill(args: argparse.Namespace, settings: Settings) -> int:
     """The skill a server of this project serves (`skill://<name>/SKILL.md`), made here: its example calls run
     on the ingested data (with nothing ingested, it says what the declarations say)."""
@@ -163,32 +110,6 @@ def cmd_skill(args: argparse.Namespace, settings: Settings) -> int:
     skill.write(args.out)
     print(f"wrote {', '.join(sorted(skill.files))} into {args.out}", file=sys.stderr)
     return ExitCode.OK
-
-
-def has_data(data_dir: Path) -> bool:
-    """Anything ingested: a collection's folder beside the model cache and the server's files."""
-    return data_dir.is_dir() and any(path.is_dir() and not path.name.startswith(".") for path in data_dir.iterdir())
-
-
-def cmd_call(args: argparse.Namespace, settings: Settings) -> int:
-    """The tool run in this process: no server holds the data dir."""
-    try:
-        arguments = parse_arguments(args.arguments)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return ExitCode.CONFIG
-    with Loader(settings) as loader:
-        result = Gateway.load(loader, only=args.tool).call(args.tool, arguments)
-    print(json.dumps(result, indent=2, default=str))
-    return ExitCode.OK
-
-
-def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
-    """With no server running, the collections as they lie on disk."""
-    with Loader(settings) as loader:
-        names = sorted(path.stem for path in settings.collections_dir.glob("*.yaml"))
-        collections = {name: loader.store(name).stats() for name in names}
-    return print_stats({"status": "not running", "collections": collections, "calls": {}}, args.json, server=False)
 
 
 EVAL_EXTRA_MODULES = ("ranx", "matplotlib")  # haygate's `eval` extra: scores (ranx, numba, scipy) and the plot
@@ -259,3 +180,17 @@ def cmd_tune(args: argparse.Namespace, settings: Settings) -> int:
     print((args.out / "tune.md").read_text())
     print(f"best pipeline: {summary['best']['pipeline']}", file=sys.stderr)
     return ExitCode.OK
+
+
+def run_operated(args: argparse.Namespace, settings: Settings) -> int:
+    """A command that is one of the gateway's operations, run in this process: no server holds the data dir
+    (`haygate.remote.forward` went through one if it did). The same operation, request and printer."""
+    from haygate.gateway.operations import operation
+    from haygate.gateway.workspace import LocalWorkspace
+
+    row = OPERATED[args.handler]
+    request = operated_request(args.handler, args)
+    if request is None:
+        return ExitCode.CONFIG
+    reply = operation(row.operation)(LocalWorkspace(settings), request)
+    return row.printer(reply.model_dump(mode="json"), args, False)

@@ -1,4 +1,5 @@
-"""The `haygate` commands that go through a running server: `call`, `ingest`, `delete` and `stats`.
+"""The `haygate` commands that go through a running server: `ingest`, and those that are one of the gateway's
+operations (`OPERATED`: `call`, `delete`, `stats`, `validate`, `examples`).
 
 While a server holds a data dir the command never opens its shards: it sends the work to the server, which
 does it with the same code. Nothing here imports Haystack, the models or the stores, so a command that a
@@ -12,6 +13,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -128,11 +130,6 @@ def ingest_through(
     return report
 
 
-def delete(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
-    answer = client.delete(args.collection, args.ids)
-    return report_deleted(args.collection, args.ids, answer["points"], answer["missing"])
-
-
 def report_deleted(collection: str, ids: list[str], points: int, missing: list[str]) -> int:
     print(f"{collection}: deleted {len(ids) - len(missing)} record(s), {points} point(s)", file=sys.stderr)
     if missing:
@@ -149,21 +146,7 @@ def parse_arguments(text: str) -> object:
         raise ValueError(f"--json is not valid JSON: {error}") from None
 
 
-def call(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
-    try:
-        arguments = parse_arguments(args.arguments)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return ExitCode.CONFIG
-    print(json.dumps(client.call(args.tool, arguments), indent=2, default=str))
-    return ExitCode.OK
-
-
-def stats(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
-    return print_stats(client.health(verbose=True), args.json, server=True)
-
-
-def report_validation(report: dict[str, Any], args: argparse.Namespace) -> int:
+def report_validation(report: dict[str, Any], args: argparse.Namespace, served: bool = False) -> int:
     """The report, then with `--fix` the change its advice names: the exit code is the report's (validate again)."""
     code = print_validation(report)
     if getattr(args, "fix", False):
@@ -184,17 +167,6 @@ def print_validation(report: dict[str, Any]) -> int:
     for problem in report["problems"]:
         print(f"ERR {problem}")
     return ExitCode.CONFIG if report["problems"] else ExitCode.OK
-
-
-def validate(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
-    """The running server checks the configuration as it is on disk, on the data it holds."""
-    logger.info("a haygate server holds the data: it makes the checks")
-    return report_validation(client.validate([str(Path(path).resolve()) for path in args.files or []]), args)
-
-
-def examples(args: argparse.Namespace, place: Place, client: ServerClient) -> int:
-    """The running server draws the examples from the data it holds; the files are rewritten here."""
-    return apply_examples(client.examples(args.tool), args.yes)
 
 
 def apply_examples(proposals: dict[str, dict[str, Any]], yes: bool) -> int:
@@ -282,15 +254,53 @@ def print_stats(figures: dict, as_json: bool, server: bool) -> int:
     return ExitCode.OK
 
 
-Forwarded = Callable[[argparse.Namespace, Place, ServerClient], int]
-FORWARDED: dict[str, Forwarded] = {
-    "cmd_call": call,
-    "cmd_ingest": ingest,
-    "cmd_delete": delete,
-    "cmd_stats": stats,
-    "cmd_validate": validate,
-    "cmd_examples": examples,
+@dataclass(frozen=True)
+class Operated:
+    """A command that is one of the gateway's operations (`haygate.gateway.operations`): the request its
+    arguments make, and how its reply is printed (with whether a server answered it). Run by a server when one
+    holds the data, else in this process: the only fork (`forward`, `haygate.commands.run_operated`)."""
+
+    operation: str
+    request: Callable[[argparse.Namespace], dict[str, Any]]
+    printer: Callable[[dict[str, Any], argparse.Namespace, bool], int]
+
+
+def print_call(reply: dict[str, Any], args: argparse.Namespace, served: bool) -> int:
+    print(json.dumps(reply, indent=2, default=str))
+    return ExitCode.OK
+
+
+def print_deleted(reply: dict[str, Any], args: argparse.Namespace, served: bool) -> int:
+    return report_deleted(reply["collection"], args.ids, reply["points"], reply["missing"])
+
+
+def print_health(reply: dict[str, Any], args: argparse.Namespace, served: bool) -> int:
+    return print_stats(reply, args.json, server=served)
+
+
+def print_examples(reply: dict[str, Any], args: argparse.Namespace, served: bool) -> int:
+    return apply_examples(reply["tools"], args.yes)
+
+
+OPERATED: dict[str, Operated] = {
+    "cmd_call": Operated("call", lambda a: {"tool": a.tool, "arguments": parse_arguments(a.arguments)}, print_call),
+    "cmd_delete": Operated("delete", lambda a: {"collection": a.collection, "ids": a.ids}, print_deleted),
+    "cmd_stats": Operated("health", lambda a: {"verbose": True}, print_health),
+    "cmd_validate": Operated(
+        "validate", lambda a: {"files": [str(Path(f).resolve()) for f in a.files or []]}, report_validation
+    ),
+    "cmd_examples": Operated("examples", lambda a: {"tool": a.tool}, print_examples),
 }
+FORWARDED = {"cmd_ingest", *OPERATED}  # what a running server takes over
+
+
+def operated_request(handler: str, args: argparse.Namespace) -> dict[str, Any] | None:
+    """The request a command's arguments make; None (said on stderr) when they make none (`--json` not JSON)."""
+    try:
+        return OPERATED[handler].request(args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return None
 
 
 def forward(handler: str, args: argparse.Namespace, place: Place) -> int | None:
@@ -301,6 +311,12 @@ def forward(handler: str, args: argparse.Namespace, place: Place) -> int | None:
     if client is None:
         return None
     try:
-        return FORWARDED[handler](args, place, client)
+        if handler == "cmd_ingest":
+            return ingest(args, place, client)
+        request = operated_request(handler, args)
+        if request is None:
+            return ExitCode.CONFIG
+        row = OPERATED[handler]
+        return row.printer(client.operate(row.operation, request), args, True)
     finally:
         client.close()

@@ -178,6 +178,17 @@ class Loader:
                 )
         return self._stores[collection]
 
+    def collection_stats(self) -> dict[str, dict[str, Any]]:
+        """Every configured collection: documents, disk bytes, last durable write (one busy or damaged store
+        says so without hiding the others; one never ingested is all zeros, and nothing is created for it)."""
+        figures = {}
+        for name in sorted(path.stem for path in self.settings.collections_dir.glob("*.yaml")):
+            try:
+                figures[name] = self.store(name).stats()
+            except Exception as error:
+                figures[name] = {"error": getattr(error, "message", None) or str(error)}
+        return figures
+
     def collection(self, name: str) -> Collection:
         """A collection ready for ingest: its schema, store, indexing pipeline and configuration fingerprint."""
         schema = self.schema(name)

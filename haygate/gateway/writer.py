@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from haygate.compat import torch_loaded
+from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.errors import InvalidRequestError
 from haygate.gateway.loader import Loader
 from haygate.ingest.indexer import Collection, delete_records, ingest_records
@@ -65,8 +66,12 @@ class Writer:
                 collection = self.loader.collection(name)  # NotFoundError lists the declared ones
                 collection.indexing.warm_up()
                 self._collections[name] = collection
-                self._locks[name] = threading.Lock()
-            return self._collections[name], self._locks[name]
+            return self._collections[name], self._locks.setdefault(name, threading.Lock())
+
+    def _store(self, name: str) -> tuple[HybridDocumentStore, threading.Lock]:
+        """A collection's store and write lock alone: a delete needs no indexing pipeline, and so no model."""
+        with self._guard:
+            return self.loader.store(name), self._locks.setdefault(name, threading.Lock())
 
     def upsert(self, collection: str, records: Iterable[Any], source: str = "request") -> dict[str, Any]:
         """Each record is a JSON object (or a SourceRecord already read), mapped as the collection declares;
@@ -86,9 +91,9 @@ class Writer:
         """Delete records, all their chunks, by record id; ids that are not there are listed, not an error."""
         if not ids or not all(isinstance(i, str) and i for i in ids):
             raise InvalidRequestError("ids must be a non-empty list of record ids (strings)", {"field": "ids"})
-        target, lock = self._collection(collection)
-        with lock, target.store.batch():
-            points, missing = delete_records(target.store, ids)
+        store, lock = self._store(collection)
+        with lock, store.batch():
+            points, missing = delete_records(store, ids)
         return {"collection": collection, "deleted": len(ids) - len(missing), "points": points, "missing": missing}
 
     def _optimize_later(self, name: str) -> None:

@@ -99,13 +99,9 @@ class ServerClient:
     def call(self, tool: str, arguments: Any) -> dict[str, Any]:
         return dict(self._request("POST", f"/api/tools/{tool}", body=arguments))
 
-    def validate(self, files: list[str]) -> dict[str, Any]:
-        """The server's checks of the configuration on disk (`haygate validate`), on the data it holds."""
-        return dict(self._request("POST", "/api/admin/validate", body={"files": files}))
-
-    def examples(self, tool: str | None) -> dict[str, dict[str, Any]]:
-        """Examples drawn from the served data, per tool: `{tool: {file, proposed}}`."""
-        return dict(self._request("GET", "/api/admin/examples", query={"tool": tool} if tool else None))
+    def operate(self, name: str, request: dict[str, Any]) -> dict[str, Any]:
+        """One of the gateway's operations (`haygate.gateway.operations`), run by the server: its reply, as JSON."""
+        return dict(self._request("POST", f"/api/operations/{name}", body=request))
 
     def explain(self, tool: str, arguments: Any, pipeline: str | None = None) -> dict[str, Any]:
         """A call with each result row's provenance (the console's), the tool as served or a pipeline file of

@@ -24,7 +24,7 @@ from haygate.logs import REQUEST_ID, REQUEST_ID_HEADER, new_request_id
 from haygate.server.boundary import guarded
 from haygate.server.mcp import build_mcp
 from haygate.server.openapi import SWAGGER_UI
-from haygate.server.routes import Served, admin, records, tools
+from haygate.server.routes import Served, admin, operations, records, tools
 from haygate.server.routes.envelope import ERROR_HANDLERS, error_response, with_method_refusals
 from haygate.server.service import GatewayService
 
@@ -127,7 +127,7 @@ class BearerAuth:
 
 def rest_routes() -> list[Route]:
     """The REST API: tool calls, writes, operations; each path refuses the methods it does not take."""
-    return with_method_refusals([*tools.routes(), *records.routes(), *admin.routes()])
+    return with_method_refusals([*tools.routes(), *records.routes(), *admin.routes(), *operations.routes()])
 
 
 def build_http_app(service: GatewayService, token: str | None = None, host: str = "127.0.0.1") -> ASGIApp:
@@ -163,8 +163,8 @@ def swagger_ui_folder() -> str:
 
 def build_local_app(service: GatewayService) -> ASGIApp:
     """REST for the `haygate` command on this machine (a Unix socket only the owner can open): no MCP; the
-    console's routes for explained calls and ids (`haygate eval`), and `validate` and `examples`."""
-    routes = [*rest_routes(), *console.routes(), *admin.local_routes()]
+    console's routes for explained calls and ids (`haygate eval`), and the gateway's operations table."""
+    routes = [*rest_routes(), *console.routes()]
     starlette = Starlette(routes=routes, exception_handlers=ERROR_HANDLERS)
     Served(service, writes_allowed=True, transport="cli").on(starlette)
     return RequestIds(BodyLimit(starlette, service.settings.max_body_bytes))

@@ -13,12 +13,15 @@ import copy
 import json
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from haygate import __version__
 from haygate.errors import HTTP_STATUS
 from haygate.gateway.declarations import ToolDeclaration
+from haygate.gateway.operations import OPERATIONS
 from haygate.ingest.fields import FieldSpec
 from haygate.ingest.schema import CollectionSchema, load_schema
-from haygate.server.replies import ref, schemas
+from haygate.server.replies import REF_TEMPLATE, ref, schemas
 
 SWAGGER_UI = "/docs/static"
 # Every request may meet the trust boundary (FORBIDDEN: a foreign Host or Origin) and the body limit.
@@ -210,6 +213,62 @@ def operations(secured: bool, metrics_public: bool) -> dict[str, Any]:
     }
 
 
+def public_operations() -> list[Any]:
+    """The gateway's operations any client may ask for (the owner's socket also serves `validate` and `examples`)."""
+    return [op for op in OPERATIONS.values() if not op.owner_only]
+
+
+def operation_schemas() -> dict[str, Any]:
+    """The request and reply models of the public operations, as the document's components."""
+    models = {m.__name__: m for op in public_operations() for m in (op.request, op.reply)}
+    adapters = [(name, "validation", TypeAdapter(model)) for name, model in models.items()]
+    _, defined = TypeAdapter.json_schemas(adapters, ref_template=REF_TEMPLATE)  # type: ignore[arg-type]
+    return dict(defined.get("$defs", {}))
+
+
+def call_request(listing: dict[str, ToolDeclaration]) -> dict[str, Any]:
+    """The `call` operation's body, typed per served tool: a tool's name with the arguments its input schema
+    takes (the request model's `arguments` is any JSON; each tool's own schema is what checks it)."""
+    return {
+        "oneOf": [
+            {
+                "type": "object",
+                "properties": {"tool": {"const": name}, "arguments": nullable(declaration.input_schema())},
+                # arguments may be left out (`{}`) where the tool requires none
+                "required": ["tool", *(["arguments"] if declaration.input_schema().get("required") else [])],
+                "additionalProperties": False,
+            }
+            for name, declaration in sorted(listing.items())
+        ]
+    }
+
+
+def gateway_operations(secured: bool, listing: dict[str, ToolDeclaration]) -> dict[str, Any]:
+    """`POST /api/operations/<name>`: one path per operation of the table, its body the request model."""
+    paths = {}
+    for op in public_operations():
+        codes = (*(WRITE_ERRORS if op.writes else CALL_ERRORS), *(("UNAUTHORIZED",) if secured else ()))
+        schema_of = (
+            call_request(listing) if op.name == "call" else {"$ref": REF_TEMPLATE.format(model=op.request.__name__)}
+        )
+        paths[f"/api/operations/{op.name}"] = {
+            "post": {
+                "operationId": f"operation_{op.name}",
+                "tags": ["operations"],
+                "summary": f"{op.summary} (the gateway's `{op.name}` operation, as the `haygate` command runs it)",
+                "requestBody": {
+                    "required": any(f.is_required() for f in op.request.model_fields.values()),
+                    **_json(schema_of),
+                },
+                "responses": {
+                    "200": {"description": op.summary, **_json({"$ref": REF_TEMPLATE.format(model=op.reply.__name__)})},
+                    **_errors(codes),
+                },
+            }
+        }
+    return paths
+
+
 def openapi_document(service: Any, secured: bool = False) -> dict[str, Any]:
     """`service`: a GatewayService (what it serves now). `secured`: a bearer token guards the server."""
     paths: dict[str, Any] = {
@@ -220,6 +279,7 @@ def openapi_document(service: Any, secured: bool = False) -> dict[str, Any]:
         collection = load_schema(path)
         paths[f"/api/collections/{collection.name}/records"] = records_operations(collection, secured)
     paths.update(operations(secured, metrics_public=not secured or service.settings.metrics_public))
+    paths.update(gateway_operations(secured, service.listing()))
     document: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {
@@ -229,7 +289,7 @@ def openapi_document(service: Any, secured: bool = False) -> dict[str, Any]:
         },
         "paths": paths,
         "components": {
-            "schemas": schemas(),
+            "schemas": {**schemas(), **operation_schemas()},
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
     }

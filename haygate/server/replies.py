@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from haygate.errors import HTTP_STATUS
+from haygate.gateway.operations import Deleted
 from haygate.ingest.report import IngestReport
 from haygate.server.service import State
 
@@ -23,15 +24,6 @@ class Error(BaseModel):
     """Every failure, from every route (MCP's `isError` results carry the same object)."""
 
     error: ErrorBody = Field(description="The one error the request got.")
-
-
-class Deleted(BaseModel):
-    """What a delete by id did."""
-
-    collection: str = Field(description="The collection the ids were deleted from.")
-    deleted: int = Field(description="Records deleted, with all their chunks.")
-    points: int = Field(description="Stored points (chunks) deleted.")
-    missing: list[str] = Field(description="Ids that were not there.")
 
 
 class Reloaded(BaseModel):

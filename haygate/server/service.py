@@ -14,11 +14,12 @@
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import anyio
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from haygate.gateway.skill import Skill
 
 logger = logging.getLogger(__name__)
+Written = TypeVar("Written")  # what a write answers (an ingest's report, a delete's)
 
 State = Literal["starting", "ready", "failed"]
 LULL = 0.25  # seconds without a call before the next tool's warm-up starts
@@ -196,17 +198,9 @@ class GatewayService:
         return health
 
     def collection_stats(self) -> dict[str, dict[str, Any]]:
-        """Per collection the serving tools read or write: documents, disk bytes, last durable write."""
+        """Per configured collection: documents, disk bytes, last durable write (`Loader.collection_stats`)."""
         generation = self._generation
-        if generation is None:
-            return {}
-        figures = {}
-        for name, store in sorted(generation.gateway.loader.stores().items()):
-            try:
-                figures[name] = store.stats()
-            except Exception as error:  # one busy or damaged store must not hide the others
-                figures[name] = {"error": getattr(error, "message", None) or str(error)}
-        return figures
+        return {} if generation is None else generation.gateway.loader.collection_stats()
 
     # -- starting --------------------------------------------------------------------------------
 
@@ -405,7 +399,7 @@ class GatewayService:
             return [f"the last reload of the configuration was refused: {p}" for p in refused.problems]
         return []
 
-    async def write(self, work: Callable[["Gateway"], dict[str, Any]]) -> dict[str, Any]:
+    async def write(self, work: Callable[["Gateway"], Written]) -> Written:
         """Run a write (`lambda gateway: gateway.writer.upsert(...)`) on the serving generation."""
         generation = await self.ready_generation()
         generation.enter()
@@ -451,33 +445,11 @@ class GatewayService:
             self._tools_changed()
             return ReloadResult(True, sorted(self.listing()), [])
 
-    def validate(self, files: list[Path] | None = None) -> dict[str, Any]:
-        """`haygate validate` made here, while this server holds the data: every check on the configuration as
-        it is on disk, on the served data (its collections are shared with the serving tools, not reopened).
-        Nothing is swapped in: this is a reload's checks without the reload."""
-        from haygate.gateway.loader import Loader
-        from haygate.gateway.validation import validate
-
-        with self._reload_lock, Loader(self.settings) as loader:
-            return validate(loader, files).as_dict()
-
-    def examples(self, tool: str | None = None) -> dict[str, dict[str, Any]]:
-        """Examples for the served tools' parameters (or one tool's), drawn from the data this server holds."""
-        from haygate.gateway.examples import propose
-
-        generation = self.wait_ready()
-        generation.enter()
-        try:
-            tools = generation.gateway.tools
-            if tool is not None and tool not in tools:
-                raise self.unknown_tool(tool)
-            names = [tool] if tool else sorted(n for n, t in tools.items() if t.pipeline is not None)
-            return {
-                name: {"file": str(tools[name].declaration.source_file), "proposed": propose(tools[name])}
-                for name in names
-            }
-        finally:
-            generation.leave()
+    @contextmanager
+    def reloads_held(self) -> Iterator[None]:
+        """No reload swaps the tools while this holds (a validation checks what is on disk meanwhile)."""
+        with self._reload_lock:
+            yield
 
     # -- what an agent is told -------------------------------------------------------------------
 

@@ -44,6 +44,8 @@ LAYERS = [
 SETTINGS_READERS = {
     "haygate.gateway.loader",
     "haygate.gateway.catalog",
+    "haygate.gateway.workspace",  # an operation run here: the loader it opens is built from the settings
+    "haygate.gateway.operations",  # a workspace's settings: where the project's declaration files are
     "haygate.server.service",
     "haygate.server.telemetry",  # the service's logs, metrics and traces: built with it, from the same settings
     "haygate.commands",

@@ -1,0 +1,60 @@
+"""An operation run in this process (`LocalWorkspace`): no server holds the data dir, so this process opens it,
+builds what the operation needs and closes it again."""
+
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from haygate.gateway.loader import Loader
+from haygate.gateway.runtime import Gateway
+from haygate.gateway.writer import Writer
+from haygate.settings import Settings
+
+T = TypeVar("T")
+
+
+def has_data(data_dir: Path) -> bool:
+    """Anything ingested: a collection's folder beside the model cache and the server's files."""
+    return data_dir.is_dir() and any(path.is_dir() and not path.name.startswith(".") for path in data_dir.iterdir())
+
+
+class LocalWorkspace:
+    """The data dir opened here, for one operation at a time."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    @contextmanager
+    def serving(self, only: str | None = None) -> Iterator[Gateway]:
+        with Loader(self.settings) as loader:
+            yield Gateway.load(loader, strict=only is not None, only=only)
+
+    def writing(self, work: Callable[[Writer], T]) -> T:
+        with Loader(self.settings) as loader:
+            writer = Writer(loader)
+            try:
+                return work(writer)
+            finally:
+                writer.close()
+
+    @contextmanager
+    def checking(self) -> Iterator[tuple[Loader, bool]]:
+        if self.settings.qdrant_url or has_data(self.settings.data_dir):
+            with Loader(self.settings) as loader:
+                yield loader, False
+            return
+        with tempfile.TemporaryDirectory(prefix="haygate-validate-") as scratch:  # nothing ingested: a scratch dir
+            on_scratch = {"data_dir": Path(scratch), "model_cache_dir": self.settings.models_dir}
+            with Loader(self.settings.model_copy(update=on_scratch)) as loader:
+                yield loader, True
+
+    def call(self, tool: str, arguments: Any) -> dict[str, Any]:
+        with self.serving(only=tool) as gateway:
+            return gateway.call(tool, arguments)
+
+    def health(self, verbose: bool) -> dict[str, Any]:
+        """No server runs: the collections as they lie on disk, and no calls."""
+        with Loader(self.settings) as loader:
+            return {"status": "not running", "collections": loader.collection_stats(), "calls": {}}

@@ -1,0 +1,52 @@
+"""An operation run by the server that holds the data (`ServedWorkspace`): on the serving generation, its writes
+beside its calls, its checks under its reload lock. The route family runs each operation in a worker thread,
+so the service's own coroutines are reached through the event loop (`anyio.from_thread`)."""
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import anyio.from_thread
+
+from haygate.gateway.loader import Loader
+from haygate.gateway.runtime import Gateway
+from haygate.gateway.writer import Writer
+from haygate.server.service import GatewayService
+
+T = TypeVar("T")
+
+
+class ServedWorkspace:
+    def __init__(self, service: GatewayService, transport: str) -> None:
+        self.service = service
+        self.settings = service.settings
+        self.transport = transport  # what its calls count as: `rest`, or `cli` on the local socket
+
+    @contextmanager
+    def serving(self, only: str | None = None) -> Iterator[Gateway]:
+        generation = anyio.from_thread.run(self.service.ready_generation)
+        generation.enter()
+        try:
+            if only is not None and only not in generation.gateway.tools:
+                raise self.service.unknown_tool(only)
+            yield generation.gateway
+        finally:
+            generation.leave()
+
+    def writing(self, work: Callable[[Writer], T]) -> T:
+        written: T = anyio.from_thread.run(self.service.write, lambda gateway: work(gateway.writer))
+        return written
+
+    @contextmanager
+    def checking(self) -> Iterator[tuple[Loader, bool]]:
+        """The configuration on disk, on the served data (its collections shared with the serving tools, not
+        reopened), under the reload lock: a reload's checks without the reload."""
+        with self.service.reloads_held(), Loader(self.settings) as loader:
+            yield loader, False
+
+    def call(self, tool: str, arguments: Any) -> dict[str, Any]:
+        answered: dict[str, Any] = anyio.from_thread.run(self.service.call, tool, arguments, self.transport)
+        return answered
+
+    def health(self, verbose: bool) -> dict[str, Any]:
+        return self.service.health(verbose)
