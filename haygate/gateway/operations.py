@@ -13,17 +13,17 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from haygate.errors import InvalidRequestError, NotFoundError
-from haygate.gateway.examples import propose
-from haygate.gateway.loader import Loader
-from haygate.gateway.runtime import Gateway
-from haygate.gateway.validation import Validation, validate
-from haygate.gateway.writer import Writer
 from haygate.settings import Settings
+
+if TYPE_CHECKING:  # Haystack's: the table is read where no pipeline runs (the server's OpenAPI, a handshake)
+    from haygate.gateway.loader import Loader
+    from haygate.gateway.runtime import Gateway
+    from haygate.gateway.writer import Writer
 
 T = TypeVar("T")
 
@@ -33,16 +33,16 @@ class Workspace(Protocol):
 
     settings: Settings
 
-    def serving(self, only: str | None = None) -> AbstractContextManager[Gateway]:
+    def serving(self, only: str | None = None) -> AbstractContextManager["Gateway"]:
         """The tools as served (warm: their pipelines built and their models loaded); `only`: that tool alone
         will do (this process then builds no other)."""
         ...
 
-    def writing(self, work: Callable[[Writer], T]) -> T:
+    def writing(self, work: Callable[["Writer"], T]) -> T:
         """A write, on the collections' one writer (a server's runs it beside its calls)."""
         ...
 
-    def checking(self) -> AbstractContextManager[tuple[Loader, bool]]:
+    def checking(self) -> AbstractContextManager[tuple["Loader", bool]]:
         """A loader to check the configuration on disk with, on the data (or a scratch data dir with nothing
         ingested: then True, and the checks say what that left unchecked)."""
         ...
@@ -173,15 +173,19 @@ def health(workspace: Workspace, request: HealthRequest) -> HealthReply:
 
 def check(workspace: Workspace, request: ValidateRequest) -> ValidationReply:
     """Every check a server makes on the configuration as it is on disk, nothing swapped in."""
+    from haygate.gateway.validation import validate
+
     home = workspace.settings.home.resolve()
     files = [declaration_file(home, name) for name in request.files] or None
     with workspace.checking() as (loader, empty):
-        found: Validation = validate(loader, files, empty=empty)
+        found = validate(loader, files, empty=empty)
     return ValidationReply.model_validate(found.as_dict())
 
 
 def examples(workspace: Workspace, request: ExamplesRequest) -> ExamplesReply:
     """Examples for each search tool's parameters (or one tool's), drawn from the data."""
+    from haygate.gateway.examples import propose
+
     with workspace.serving(only=request.tool) as gateway:
         if not any(store.exists() for store in gateway.loader.stores().values()):
             raise InvalidRequestError("nothing is ingested yet: `haygate ingest COLLECTION FILE...` first")

@@ -4,14 +4,16 @@ so the service's own coroutines are reached through the event loop (`anyio.from_
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.from_thread
 
-from haygate.gateway.loader import Loader
-from haygate.gateway.runtime import Gateway
-from haygate.gateway.writer import Writer
 from haygate.server.service import GatewayService
+
+if TYPE_CHECKING:  # Haystack's: this module is imported with the routes, at a server's start
+    from haygate.gateway.loader import Loader
+    from haygate.gateway.runtime import Gateway
+    from haygate.gateway.writer import Writer
 
 T = TypeVar("T")
 
@@ -23,7 +25,7 @@ class ServedWorkspace:
         self.transport = transport  # what its calls count as: `rest`, or `cli` on the local socket
 
     @contextmanager
-    def serving(self, only: str | None = None) -> Iterator[Gateway]:
+    def serving(self, only: str | None = None) -> Iterator["Gateway"]:
         generation = anyio.from_thread.run(self.service.ready_generation)
         generation.enter()
         try:
@@ -33,14 +35,16 @@ class ServedWorkspace:
         finally:
             generation.leave()
 
-    def writing(self, work: Callable[[Writer], T]) -> T:
+    def writing(self, work: Callable[["Writer"], T]) -> T:
         written: T = anyio.from_thread.run(self.service.write, lambda gateway: work(gateway.writer))
         return written
 
     @contextmanager
-    def checking(self) -> Iterator[tuple[Loader, bool]]:
+    def checking(self) -> Iterator[tuple["Loader", bool]]:
         """The configuration on disk, on the served data (its collections shared with the serving tools, not
         reopened), under the reload lock: a reload's checks without the reload."""
+        from haygate.gateway.loader import Loader
+
         with self.service.reloads_held(), Loader(self.settings) as loader:
             yield loader, False
 

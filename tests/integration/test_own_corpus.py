@@ -185,11 +185,11 @@ def test_validate_while_a_server_holds_the_data_makes_every_check(
     try:
         wait_until_ready(f"http://127.0.0.1:{port}", server, log)
         capsys.readouterr()
-        import haygate.remote
+        from haygate.server.client import ServerClient
 
         forwarded: list[str] = []
-        real = haygate.remote.FORWARDED["cmd_validate"]
-        monkeypatch.setitem(haygate.remote.FORWARDED, "cmd_validate", lambda *a: forwarded.append("server") or real(*a))
+        real = ServerClient.operate
+        monkeypatch.setattr(ServerClient, "operate", lambda self, *a: forwarded.append(a[0]) or real(self, *a))
         assert main(["validate"]) == 2
         out = capsys.readouterr().out
     finally:
@@ -199,4 +199,4 @@ def test_validate_while_a_server_holds_the_data_makes_every_check(
     assert "ERR tool 'search_typo': formatter field 'source' reads meta.sorce" in out, out
     assert "ERR tool 'search_strict': its example call" in out and "outside its output_schema" in out, out
     assert "ok  search_docs" in out and "part " not in out  # checked on the served data, not a scratch store
-    assert forwarded == ["server"]  # the server that holds the data made the checks
+    assert forwarded == ["validate"]  # the server that holds the data made the checks
