@@ -396,7 +396,7 @@ def cmd_serve(args: argparse.Namespace, settings: "Settings") -> NoReturn:
     front = None if args.http else open_front(settings.data_dir, project_key(settings.model_dump_json(), folders))
     service.start(background=not args.strict, grace=WARM_UP_GRACE)
     logger.info("serving %d tool(s): %s", len(service.listing()), ", ".join(sorted(service.listing())))
-    from haygate.server.transports import serve  # FastMCP: a second of imports, after the front answers
+    from haygate.serve.transports import serve  # FastMCP: a second of imports, after the front answers
 
     serve(
         service,

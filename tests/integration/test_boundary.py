@@ -13,8 +13,8 @@ import httpx
 import pytest
 import uvicorn
 
+from haygate.serve.http import build_http_app
 from haygate.server.boundary import normalised_origin, split_host
-from haygate.server.http import build_http_app
 from haygate.server.service import GatewayService
 from tests.support.project import ENTITY, make_home, make_settings
 from tests.support.serving import free_port, serve

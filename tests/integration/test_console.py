@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from haygate.cli import main
-from haygate.server.http import build_http_app
+from haygate.serve.http import build_http_app
 from haygate.server.service import GatewayService
 from tests.support.browser import browser_page, screenshot
 from tests.support.project import PROJECT, make_settings

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from haygate.cli import main
-from haygate.server.http import build_http_app
+from haygate.serve.http import build_http_app
 from haygate.server.service import GatewayService
 from tests.support.browser import browser_page, screenshot
 from tests.support.cache import copy_tree

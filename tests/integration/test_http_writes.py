@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from haygate.server.http import build_http_app
+from haygate.serve.http import build_http_app
 from haygate.server.service import GatewayService
 from tests.support.project import ENTITY, make_home, make_settings
 from tests.support.serving import serve

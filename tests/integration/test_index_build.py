@@ -12,7 +12,7 @@ import yaml
 from haystack import Document
 
 from haygate.gateway.loader import Loader
-from haygate.server.http import build_http_app
+from haygate.serve.http import build_http_app
 from haygate.server.service import GatewayService
 from tests.support.project import copy_project, make_settings
 from tests.support.serving import serve

@@ -21,7 +21,7 @@ from haygate.components.query_builder import QueryBuilder
 from haygate.components.response_formatter import ResponseFormatter
 from haygate.gateway.runtime import Gateway
 from haygate.logs import log_handler
-from haygate.server.http import build_http_app
+from haygate.serve.http import build_http_app
 from haygate.server.mcp import build_mcp
 from haygate.server.service import GatewayService
 from haygate.server.telemetry import Telemetry, stage_of

@@ -82,7 +82,7 @@ def test_the_installed_package_is_the_wheel_not_the_checkout(installed: Installe
     """haygate and every package it imports come from the fresh environment: nothing from the checkout or
     its `.venv` (no test tool, no development dependency) is on its path."""
     probe = (
-        "import json, sys, haygate, haygate.cli, haygate.server.transports, haygate.gateway.runtime; "
+        "import json, sys, haygate, haygate.cli, haygate.serve.transports, haygate.gateway.runtime; "
         "print(json.dumps({'haygate': haygate.__file__, 'path': sys.path, "
         "'modules': sorted({getattr(m, '__file__', None) or '' for m in list(sys.modules.values())})}))"
     )

@@ -37,7 +37,7 @@ LAYERS = [
     ["haygate.gateway"],
     ["haygate.server"],  # the service, MCP, the REST routes, the client
     ["haygate.console"],  # the console's pages, Judge tab and routes, on the server's core
-    ["haygate.server.http", "haygate.server.transports"],  # the apps that mount both, and their transports
+    ["haygate.serve"],  # `haygate serve`: the apps that mount both, and their transports
     ["haygate.evaluation"],
     ["haygate.cli", "haygate.commands", "haygate.remote"],
 ]

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-PRELOAD = ["haygate.commands", "haygate.gateway.runtime", "haygate.server.transports"]
+PRELOAD = ["haygate.commands", "haygate.gateway.runtime", "haygate.serve.transports"]
 
 
 def forkserver() -> Any:

@@ -31,7 +31,7 @@ def mcp_for(gateway: Gateway) -> Any:
 
 def http_for(gateway: Gateway, token: str | None = None) -> Any:
     """The public HTTP app over a gateway built by the test."""
-    from haygate.server.http import build_http_app
+    from haygate.serve.http import build_http_app
     from haygate.server.service import GatewayService
 
     return build_http_app(GatewayService.serving(gateway), token)

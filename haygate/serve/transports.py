@@ -19,9 +19,9 @@ import uvicorn
 from fastmcp import FastMCP
 
 from haygate.compat.fastmcp import lifespan, sdk_server
+from haygate.serve.http import LOOPBACK, build_http_app, build_local_app
 from haygate.server.endpoint import Endpoint, claim_data_dir, remove_endpoint, socket_path, write_endpoint
 from haygate.server.handshake import HandshakeFront, Lines, Wire
-from haygate.server.http import LOOPBACK, build_http_app, build_local_app
 from haygate.server.mcp import build_mcp
 from haygate.server.service import GatewayService
 
