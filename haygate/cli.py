@@ -197,6 +197,9 @@ def ray_flags(command: argparse.ArgumentParser) -> None:
 RAY_SETTINGS = ("ray_address", "ray_actors", "ray_actor_cpus", "ray_actor_gpus")
 
 
+Commands = argparse._SubParsersAction  # what `add_subparsers` gives: each command is added to it
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="haygate", description=ABOUT, epilog=FIRST_STEPS)
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging (to stderr)")
@@ -210,6 +213,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="the project folder (default: HAYGATE_HOME, else this folder or the nearest above it with configs/tools/)",
     )
 
+    add_project_commands(commands, home)
+    add_data_commands(commands, home)
+    add_tool_commands(commands, home)
+    add_evaluation_commands(commands, home)
+    return parser
+
+
+def add_project_commands(commands: "Commands", home: argparse.ArgumentParser) -> None:
+    """`init` and `serve`."""
     init = commands.add_parser("init", help="write a new project into DIR (minimal: docs search; full: the example)")
     init.add_argument("directory", type=Path, help="a new or empty folder")
     init.add_argument(
@@ -231,6 +243,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--strict", action="store_true", help="refuse to serve if any tool or model is broken")
     serve.set_defaults(handler=cmd_serve)
 
+
+def add_data_commands(commands: "Commands", home: argparse.ArgumentParser) -> None:
+    """What writes or mends a collection: `ingest`, `delete`, `extract`, `optimize`, `repair`."""
     ingest = commands.add_parser(
         parents=[home], name="ingest", help="ingest JSONL, CSV or Markdown files into a collection"
     )
@@ -290,6 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
     repair.add_argument("--force", action="store_true", help="rebuild even a collection that opens cleanly")
     repair.set_defaults(handler="cmd_repair")
 
+
+def add_tool_commands(commands: "Commands", home: argparse.ArgumentParser) -> None:
+    """What checks, calls or describes the tools: `validate`, `examples`, `skill`, `call`, `stats`."""
     validate = commands.add_parser(parents=[home], name="validate", help="check tool declarations and their pipelines")
     validate.add_argument("files", nargs="*", type=Path, help="declarations (default: configs/tools/*.yaml)")
     validate.add_argument(
@@ -336,6 +354,9 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--json", action="store_true", help="print the figures as JSON")
     stats.set_defaults(handler="cmd_stats")
 
+
+def add_evaluation_commands(commands: "Commands", home: argparse.ArgumentParser) -> None:
+    """`eval` and `tune`."""
     evaluate = commands.add_parser(
         parents=[home], name="eval", help="evaluate pipelines or a served tool on a judged BEIR-layout set"
     )
@@ -381,7 +402,6 @@ def build_parser() -> argparse.ArgumentParser:
         command = commands.choices[choice.dest]
         command.description = command.description or _described(choice.help or "")
         command.epilog = FIRST_STEPS.splitlines()[1]
-    return parser
 
 
 def cmd_serve(args: argparse.Namespace, settings: "Settings") -> NoReturn:
