@@ -19,26 +19,34 @@ def safe_load(text: str) -> Any:
     return yaml.load(text, Loader=SafeLoader)
 
 
-def line_of(text: str, location: Location) -> int | None:
-    """The 1-based line of the key (or list item) at `location` in the YAML `text`, or of the deepest part of it
-    found; None when the text does not parse."""
+def path_to(text: str, location: Location) -> list[tuple[yaml.Node, yaml.Node]] | None:
+    """The (key or item, value) nodes along `location` in the YAML `text`, as deep as it goes (a part that is not
+    there ends it); None when the text does not parse. A list item's "key" is the item itself."""
     try:
         node = yaml.compose(text, Loader=SafeLoader)
     except yaml.YAMLError:
         return None
-    line = None
+    found: list[tuple[yaml.Node, yaml.Node]] = []
     for part in location:
         if isinstance(node, yaml.MappingNode):
-            found = next(((k, v) for k, v in node.value if k.value == str(part)), None)
-            if found is None:
+            pair = next(((k, v) for k, v in node.value if k.value == str(part)), None)
+            if pair is None:
                 break
-            line, node = found[0].start_mark.line + 1, found[1]
+            found.append(pair)
+            node = pair[1]
         elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
             node = node.value[part]
-            line = node.start_mark.line + 1
+            found.append((node, node))
         else:
             break
-    return line
+    return found
+
+
+def line_of(text: str, location: Location) -> int | None:
+    """The 1-based line of the key (or list item) at `location` in the YAML `text`, or of the deepest part of it
+    found; None when the text does not parse."""
+    found = path_to(text, location)
+    return found[-1][0].start_mark.line + 1 if found else None
 
 
 def closest(name: str, allowed: Sequence[str], cutoff: float = 0.6) -> str | None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import yaml
 
+from haygate import yamlfile
 from haygate.yamlfile import Location, SafeLoader
 
 
@@ -26,21 +27,13 @@ class Cut:
 
 
 def span_of(text: str, location: Location) -> tuple[int, int] | None:
-    """The first and last line (1-based) of the entry at `location` (a key and its whole value) in YAML `text`."""
-    try:
-        node = yaml.compose(text, Loader=SafeLoader)
-    except yaml.YAMLError:
+    """The first and last line (1-based) of the entry at `location` (a key and its whole value) in YAML `text`;
+    None when it is not all there."""
+    found = yamlfile.path_to(text, location)
+    if not found or len(found) != len(location):
         return None
-    span = None
-    for part in location:
-        if not isinstance(node, yaml.MappingNode):
-            return None
-        found = next(((k, v) for k, v in node.value if k.value == str(part)), None)
-        if found is None:
-            return None
-        key, node = found
-        span = (key.start_mark.line + 1, max(key.start_mark.line + 1, last_line(node)))
-    return span
+    key, node = found[-1]
+    return key.start_mark.line + 1, max(key.start_mark.line + 1, last_line(node))
 
 
 def last_line(node: yaml.Node) -> int:

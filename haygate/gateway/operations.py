@@ -98,9 +98,15 @@ class HealthReply(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    status: str
-    collections: dict[str, dict[str, Any]] | None = None
-    calls: dict[str, dict[str, Any]] | None = None
+    status: str = Field(
+        description="`ready`, `starting`, `degraded`, ...; `not running` when no server holds the data."
+    )
+    collections: dict[str, dict[str, Any]] | None = Field(
+        None, description="Per configured collection: documents, disk bytes, last write (with `verbose`)."
+    )
+    calls: dict[str, dict[str, Any]] | None = Field(
+        None, description="Per tool: calls, outcomes and latency since the server started (with `verbose`)."
+    )
 
 
 class ValidateRequest(Request):
@@ -110,12 +116,14 @@ class ValidateRequest(Request):
 class ValidationReply(BaseModel):
     """What `haygate validate` found (`haygate.gateway.validation.Validation`)."""
 
-    tools: dict[str, str]
-    unchecked: dict[str, str]
-    hidden: dict[str, str]
-    problems: list[str]
-    warnings: list[str]
-    removable: list[dict[str, str]]
+    tools: dict[str, str] = Field(description="Each tool that passed every check, with its declaration file.")
+    unchecked: dict[str, str] = Field(description="Each tool some check could not be made for, and why.")
+    hidden: dict[str, str] = Field(description="Each tool this server would not serve (tier, tenant), and why.")
+    problems: list[str] = Field(description="What fails the configuration: each with its file, line and fix.")
+    warnings: list[str] = Field(description="What does not fail it but finds nothing (an example, a filter value).")
+    removable: list[dict[str, str]] = Field(
+        description="Each parameter a check advises taking out, with its declaration and pipeline (`--fix`)."
+    )
 
 
 class ExamplesRequest(Request):
@@ -128,7 +136,7 @@ class Proposal(BaseModel):
 
 
 class ExamplesReply(BaseModel):
-    tools: dict[str, Proposal]
+    tools: dict[str, Proposal] = Field(description="Per tool, the examples drawn for its parameters.")
 
 
 Q = TypeVar("Q", bound=Request)
