@@ -173,14 +173,14 @@ def refuse_misspelt_variables(environ: dict[str, str]) -> None:
     """A `HAYGATE_*` variable that names no setting but is close to one is a typo that would leave its setting at
     the default (`HAYGATE_TOKN`: a server with no token): refused, naming the variable meant. Names close to none
     (another tool's, a test's) are left alone."""
+    known = [name.upper() for name in Settings.model_fields] + list(READ_ELSEWHERE)
+    unknown = sorted(v for v in environ if v.upper().startswith(PREFIX) and v.upper()[len(PREFIX) :] not in known)
+    if not unknown:
+        return  # the usual case, before `serve` lists its tools: nothing more to import or compare
     from haygate.yamlfile import closest
 
-    known = [name.upper() for name in Settings.model_fields] + list(READ_ELSEWHERE)
-    for variable in sorted(environ):
-        name = variable.upper()
-        if not name.startswith(PREFIX) or name[len(PREFIX) :] in known:
-            continue
-        meant = closest(name[len(PREFIX) :], known, cutoff=0.8)
+    for variable in unknown:
+        meant = closest(variable.upper()[len(PREFIX) :], known, cutoff=0.8)
         if meant is not None:
             msg = f"{variable} is not a haygate setting: did you mean {PREFIX}{meant}? (unset it, or rename it)"
             raise ConfigurationError(msg, {"variable": variable, "did_you_mean": PREFIX + meant})
