@@ -59,7 +59,8 @@ from typing import Literal
 
 from haygate.components.dense_text_embedder import DenseTextEmbedder
 from haygate.components.models import DEFAULT_MODEL
-from haygate.document_stores.hybrid import DENSE, HybridDocumentStore, HybridQuery, check_store
+from haygate.document_stores.hybrid import HybridDocumentStore, check_store
+from haygate.document_stores.query import DENSE, HybridQuery
 from haygate.errors import (
     ConfigurationError,
     HaygateError,

@@ -7,8 +7,9 @@ from typing import Any
 from haystack import Document, component, default_from_dict, default_to_dict
 from haystack.dataclasses import SparseEmbedding
 
-from haygate.document_stores.hybrid import Fusion, HybridDocumentStore, check_store
+from haygate.document_stores.hybrid import HybridDocumentStore, check_store
 from haygate.document_stores.policy import HybridSearchPolicy, ignored_settings
+from haygate.document_stores.query import Fusion
 
 
 @component

@@ -1,10 +1,6 @@
-"""One hybrid query plan, executed by two small backends.
-
-A `HybridQuery` names its sources: the dense vector, the BM25 sparse vector and the native BM25 text index
-of some payload fields. `plan` turns it into ranked lists: the fused one (every source prefetched with the
-same filter, then fused by RRF, DBSF or a weighted score sum) and each source alone, whose ranks become
-every hit's provenance. A backend only translates those lists into its own requests and runs them as one
-batch (`HybridDocumentStore._query_batch`); what comes back becomes `Hit`s here, in a stable order.
+"""The document store every backend is: Haystack's DocumentStore protocol, the hybrid search of a `HybridQuery`
+(`haygate.document_stores.query`), and consistency (a reader never sees half a batch; shared points change by
+per-record operations), written once here over a small set of primitives a backend supplies.
 
 A retriever's settings are one `HybridSearchPolicy` (`haygate.document_stores.policy`), which applies them to
 each call on a store, so the retriever itself stays thin, as qdrant-haystack's are.
@@ -14,36 +10,42 @@ import json
 import re
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Literal
+from dataclasses import replace
+from typing import Any, ClassVar
 
 import numpy as np
 from haystack import Document
 from haystack.core.serialization import allow_deserialization_module
-from haystack.dataclasses import SparseEmbedding
 from haystack.document_stores.types import DuplicatePolicy
 
 from haygate.document_stores import shared
 from haygate.document_stores.filters import filter_fields
-from haygate.document_stores.payload import document_from_payload
-from haygate.errors import ConfigurationError, InvalidRequestError
+from haygate.document_stores.payload import payload_from_document
+from haygate.document_stores.query import (
+    ABSENT,
+    TERMS,
+    TEXT_PREFIX,
+    Hit,
+    HybridQuery,
+    PointId,
+    RankedList,
+    ScoredPoint,
+    normalizer,
+    plan,
+    ranked,
+    rescored,
+    stable_order,
+    term_share,
+)
+from haygate.errors import ConfigurationError
+from haygate.text.paths import value_at
 
 # A component's `to_dict` holds its store, so `from_dict` rebuilds it, in a pipeline or not: Haystack's
 # deserialization allowlist admits our stores (and nothing else of ours; the loader admits components).
 allow_deserialization_module("haygate.document_stores")
 
-Fusion = Literal["rrf", "dbsf", "sum"]
-FUSIONS: tuple[Fusion, ...] = ("rrf", "dbsf", "sum")
-DENSE = "dense"
-SPARSE = "sparse"
-TEXT_PREFIX = "text:"
-PASSAGES = "passages"  # not a source of the fusion: the rescoring of its candidates (`HybridQuery.passage_weight`)
-TERMS = "terms"  # not a source either: the share of the query's BM25 terms a hit contains (`HybridQuery.with_terms`)
-DEFAULT_RRF_K = 60  # Qdrant's own k for reciprocal rank fusion
-DEFAULT_FUSION: Fusion = "rrf"
-DEFAULT_PREFETCH_LIMIT = 100
 # Meta key every point a `batch()` writes reads with (`meta_by_filter`) until the batch's last operation takes it
 # off: a point that still does was written by a batch that did not finish (a killed process, a failed write).
 BATCH_PENDING = "batch_pending"
@@ -54,241 +56,6 @@ _CHUNK_SUFFIX = re.compile(re.escape(CHUNK_MARK) + r"\d+$")
 def record_of(document_id: str) -> str:
     """The id of the record a stored part belongs to: `<id>#chunk3` -> `<id>`; a whole record's id is its own."""
     return _CHUNK_SUFFIX.sub("", document_id)
-
-
-@dataclass(frozen=True)
-class HybridQuery:
-    """One retrieval request. Every source (prefetch) carries the same filters."""
-
-    dense: list[float] | None = None
-    sparse: SparseEmbedding | None = None
-    text: str | None = None
-    text_fields: tuple[str, ...] = ()
-    filters: dict[str, Any] | None = None
-    limit: int = 10
-    prefetch_limit: int = 50
-    fusion: Fusion = "rrf"
-    rrf_k: int = DEFAULT_RRF_K
-    weights: dict[str, float] = field(default_factory=dict)
-    payload_fields: tuple[str, ...] | None = None  # None: the whole payload; else only these paths (and id)
-    feedback_documents: int = 0
-    """Dense pseudo-relevance feedback (Rocchio): the query vector moves toward the mean vector of the
-    first fused ranking's top `feedback_documents`, by `feedback_weight`, and the query runs again. 0: off."""
-    feedback_weight: float = 1.0
-    original_dense: list[float] | None = None
-    """The query's own vector when feedback has moved `dense`: passages are scored against it (measured:
-    scoring them against the moved vector lost 0.003-0.013 nDCG@10 on the three judged sets)."""
-    with_terms: bool = False
-    """Give every hit the share of the query's BM25 terms (stemmed, without stop words) that it contains, as
-    `source_scores["terms"]`: 1.0 means it has every word the caller typed, whatever the words mean."""
-    score_threshold: float | None = None
-    """Only hits whose fused score (a single source's own score, when there is one) reaches this come back:
-    the engine stops there, so nothing below it is read (a phrase search of a whole CV collection)."""
-    passage_weight: float = 0.0
-    """Rescore the fused candidates by their best passage (MaxP, Dai & Callan 2019): the candidates' fused
-    scores and their best-passage cosines are each scaled by the candidates' mean +- 3 sigma (Qdrant's DBSF)
-    and added, the passages weighted by this. With feedback, the feedback documents are the rescored list's
-    first. 0: off. Needs the dense vector, and a store that keeps passage vectors."""
-
-    def payload_selector(self) -> list[str] | bool:
-        return True if self.payload_fields is None else sorted({"id", *self.payload_fields})
-
-    def sources(self) -> list[str]:
-        """Names of the ranked lists this query fuses, in a fixed order."""
-        names = []
-        if self.dense is not None:
-            names.append(DENSE)
-        if self.sparse is not None and self.sparse.indices:
-            names.append(SPARSE)
-        if self.text and self.text.strip():
-            names.extend(TEXT_PREFIX + f for f in self.text_fields)
-        return names
-
-    def weight_list(self) -> list[float]:
-        return [float(self.weights.get(name, 1.0)) for name in self.sources()]
-
-    def validate(self) -> None:
-        if self.rrf_k < 1:
-            msg = f"rrf_k must be at least 1, got {self.rrf_k}"
-            raise InvalidRequestError(msg, {"field": "rrf_k", "minimum": 1})
-        if self.limit < 1 or self.prefetch_limit < 1:
-            msg = "limit and prefetch_limit must be at least 1"
-            raise InvalidRequestError(msg)
-        if self.feedback_documents < 0 or self.feedback_weight < 0 or self.passage_weight < 0:
-            msg = "feedback_documents, feedback_weight and passage_weight must be at least 0"
-            raise InvalidRequestError(msg)
-        unknown = set(self.weights) - {DENSE, SPARSE} - {TEXT_PREFIX + f for f in self.text_fields}
-        if unknown:
-            msg = f"weights for unknown sources {sorted(unknown)}; sources: {self.sources()}"
-            raise InvalidRequestError(msg)
-
-
-@dataclass(frozen=True)
-class RankedList:
-    """One request of a plan: a single source ranked alone, or several fused into one list."""
-
-    sources: tuple[str, ...]
-    limit: int
-    with_payload: list[str] | bool
-    with_terms: bool = False  # bring each point's BM25 terms (its sparse vector's indices)
-    score_threshold: float | None = None  # the engine returns no point scoring below this
-
-    @property
-    def fused(self) -> bool:
-        return len(self.sources) > 1
-
-
-PointId = Hashable
-"""A point's id as a backend names it in a search (Edge: its UUID's 128-bit int; a server: the string it
-hands over), compared, never printed."""
-
-
-# ScoredPoint and Hit are not frozen: a search makes about 300 of them, and a frozen dataclass's __init__ sets each
-# field through object.__setattr__, three times a plain one's cost (docs/results/benchmarks.md, "Where a call's time
-# goes").
-@dataclass(slots=True)
-class ScoredPoint:
-    """What a backend returns per point: its id, score and payload."""
-
-    id: PointId
-    score: float
-    payload: dict[str, Any] | None
-    terms: frozenset[int] | None = None  # the point's BM25 terms, when the request asked for them
-
-
-@dataclass(slots=True)
-class Hit:
-    """A fused result with its provenance: the rank and score it had in each source list (None if absent).
-
-    It keeps the raw payload and builds its Document on demand, so each hit is turned into a Document
-    once, with whatever extra meta the caller adds (the retriever adds provenance).
-    """
-
-    payload: dict[str, Any]
-    fused_score: float
-    score: float
-    ranks: dict[str, int | None]
-    source_scores: dict[str, float | None] = field(default_factory=dict)
-    """Each source's own score (dense: cosine similarity; BM25: its sum), None where the hit is absent."""
-
-    def to_document(self, extra_meta: dict[str, Any] | None = None) -> Document:
-        return document_from_payload(self.payload, self.score, extra_meta)
-
-    @property
-    def document(self) -> Document:
-        return self.to_document()
-
-
-def plan(query: HybridQuery) -> list[RankedList]:
-    """The fused list first, then each source alone (ids only), all run in one batch."""
-    sources = tuple(query.sources())
-    fused = RankedList(
-        sources,
-        query.limit,
-        query.payload_selector(),
-        query.with_terms and query.sparse is not None,
-        query.score_threshold,
-    )
-    return [fused, *(RankedList((name,), query.prefetch_limit, False) for name in sources)]
-
-
-def ranked(points: list[ScoredPoint]) -> dict[PointId, tuple[int, float]]:
-    """Each point's 1-based rank and score in one source's list. Tied scores share a rank ("1224"), so a rank
-    never depends on the order Qdrant happens to return tied points in (which changes when a collection is
-    rebuilt)."""
-    table: dict[PointId, tuple[int, float]] = {}
-    previous: float | None = None
-    rank = 0
-    for position, point in enumerate(points, start=1):
-        score = point.score
-        if score != previous:
-            rank, previous = position, score
-        table[point.id] = (rank, score)
-    return table
-
-
-_ABSENT = (None, None)  # a point's rank and score in a source's list that does not hold it
-
-
-def stable_order(hits: list[Hit]) -> list[Hit]:
-    """Fused scores tie often (rank 3 in one list scores as rank 3 in the other), and Qdrant returns tied
-    points in no fixed order. Break ties by the best single-source rank, then by id, so a query always
-    returns the same list.
-    """
-
-    def key(hit: Hit) -> tuple[float, int, str]:
-        best = min((r for r in hit.ranks.values() if r is not None), default=1 << 30)
-        return (-hit.fused_score, best, str(hit.payload.get("id", "")))
-
-    return sorted(hits, key=key)
-
-
-def normalized_score(fused: float, query: HybridQuery, n_sources: int) -> float:
-    """Map a fused score onto [0, 1], so `min_score` means the same for every fusion setting (`normalizer`)."""
-    return normalizer(query, n_sources)(fused)
-
-
-def normalizer(query: HybridQuery, n_sources: int) -> Callable[[float], float]:
-    """The map of one query's fused scores onto [0, 1], worked out once for all its hits.
-
-    Qdrant's RRF scores a point `sum_i w_i / (k + r_i)` with 0-based ranks r_i (Cormack et al. 2009), so the
-    best possible score is `sum_i w_i / k`. DBSF sums per-source scores scaled by mean +- 3 sigma.
-    """
-    if n_sources <= 1:
-        # One source alone (a query with no BM25 terms, such as ":", leaves only the dense one): a cosine
-        # similarity lies in [-1, 1], and below 0 it only says "unrelated". BM25 alone is unbounded.
-        return (lambda fused: min(1.0, max(0.0, fused))) if query.sources() == [DENSE] else float
-    if query.fusion == "sum":
-        return float  # raw weighted BM25: unbounded; callers that need 0..1 use the rank
-    if query.fusion == "rrf":
-        best = sum(query.weight_list()) / query.rrf_k
-        scale = 1 / best if best > 0 else 0.0
-    else:
-        scale = 1 / n_sources  # DBSF's per-source scores lie past [0, 1] for points beyond 3 sigma
-    return lambda fused: min(1.0, max(0.0, fused * scale))  # float rounding puts a first-everywhere hit at 1.00000005
-
-
-def dbsf_scaled(scores: list[float]) -> list[float]:
-    """Scores scaled as Qdrant's distribution-based score fusion scales a list: by its mean +- 3 sigma."""
-    values = np.asarray(scores, dtype=np.float64)
-    mean, sigma = float(values.mean()), float(values.std())
-    low, span = mean - 3 * sigma, (6 * sigma) or 1.0
-    return ((values - low) / span).tolist()
-
-
-def rescored(hits: list[Hit], passage_scores: dict[PointId, float], weight: float, ids: list[PointId]) -> list[Hit]:
-    """The hits ordered by DBSF of their fused score and their best passage's cosine (weighted `weight`).
-
-    `ids[i]` is `hits[i]`'s point id. A hit without passage vectors adds nothing for them, as a point missing
-    from one of DBSF's lists does. The normalised score is the sum over its maximum, 1 + weight."""
-    if not hits:
-        return hits
-    fused = dbsf_scaled([hit.fused_score for hit in hits])
-    found = [passage_scores[i] for i in ids if i in passage_scores]
-    scale = dict(zip([i for i in ids if i in passage_scores], dbsf_scaled(found), strict=True)) if found else {}
-    order = sorted(found, reverse=True)
-    ranks = {i: order.index(passage_scores[i]) + 1 for i in scale}  # tied scores share a rank
-    out = []
-    for hit, point_id, first in zip(hits, ids, fused, strict=True):
-        combined = first + weight * scale.get(point_id, 0.0)
-        out.append(
-            replace(
-                hit,
-                fused_score=combined,
-                score=min(1.0, max(0.0, combined / (1 + weight))),
-                ranks={**hit.ranks, PASSAGES: ranks.get(point_id)},
-                source_scores={**hit.source_scores, PASSAGES: passage_scores.get(point_id)},
-            )
-        )
-    return out
-
-
-def term_share(query: HybridQuery, terms: frozenset[int] | None) -> float | None:
-    """The share of the query's distinct BM25 terms among `terms` (None when the query has none)."""
-    wanted = set(query.sparse.indices) if query.sparse is not None else set()
-    if not wanted:
-        return None
-    return len(wanted & (terms or frozenset())) / len(wanted)
 
 
 def _value_type(value: Any) -> str:
@@ -669,7 +436,7 @@ class HybridDocumentStore(ABC):
             ranks: dict[str, int | None] = {}
             scores: dict[str, float | None] = {}
             for name, table in tables:
-                ranks[name], scores[name] = table.get(point.id, _ABSENT)
+                ranks[name], scores[name] = table.get(point.id, ABSENT)
             if query.with_terms:
                 scores[TERMS] = term_share(query, point.terms)
             hits.append(Hit(point.payload or {}, point.score, normalized(point.score), ranks, scores))
@@ -712,15 +479,9 @@ class HybridDocumentStore(ABC):
         moved /= np.linalg.norm(moved) or 1.0
         return replace(query, dense=moved.tolist(), feedback_documents=0, original_dense=query.dense)
 
-    # -- what a backend does (called with the lock held) -----------------------------------------
-
-    @abstractmethod
-    def _passage_scores(self, vector: list[float], point_ids: list[PointId]) -> dict[PointId, float]:
-        """The best passage cosine to `vector` of each of these points that has passage vectors."""
-
-    @abstractmethod
-    def _dense_vectors(self, point_ids: list[PointId]) -> list[list[float]]:
-        """The stored dense vectors of these points (as `_query_batch` names them), in any order."""
+    # -- what a backend must do (called with the lock held) --------------------------------------
+    # Eleven methods: a search batch, reads, writes by id and the backend's own lifecycle. Everything else above
+    # and below is written over these, and a backend overrides a default only where its engine does better.
 
     @abstractmethod
     def _consistency_key(self) -> str:
@@ -728,7 +489,12 @@ class HybridDocumentStore(ABC):
 
     @abstractmethod
     def _query_batch(self, query: HybridQuery, requests: list[RankedList]) -> list[list[ScoredPoint]]:
-        """Run every ranked list of the plan in one batch; one list of points per request, best first."""
+        """Run every ranked list of the plan in one batch; one list of points per request, best first (a
+        backend whose engine does not fuse fuses with `haygate.document_stores.query.fuse`)."""
+
+    @abstractmethod
+    def _dense_vectors(self, point_ids: list[PointId]) -> list[list[float]]:
+        """The stored dense vectors of these points (as `_query_batch` names them), in any order."""
 
     @abstractmethod
     def get_documents_by_id(self, ids: list[str]) -> list[Document]:
@@ -742,79 +508,114 @@ class HybridDocumentStore(ABC):
     @abstractmethod
     def _scroll(
         self, filters: dict[str, Any] | None, with_vectors: bool, fields: list[str] | None = None
-    ) -> list[Document]: ...
+    ) -> list[Document]:
+        """The documents matching `filters`; without vectors unless asked, and with only these payload paths
+        (and the id) when `fields` names some."""
 
     @abstractmethod
-    def _distinct(self, field: str, filters: dict[str, Any] | None) -> set[Any]:
-        """The distinct values of `field` among the documents matching `filters` (lists count per item)."""
-
-    @abstractmethod
-    def _scroll_page(
-        self, filters: dict[str, Any] | None, after: str | None, limit: int
-    ) -> tuple[list[Document], str | None]: ...
-
-    @abstractmethod
-    def _write(self, documents: list[Document], policy: DuplicatePolicy) -> int: ...
+    def _write(self, documents: list[Document], policy: DuplicatePolicy) -> int:
+        """Write by `policy` (FAIL raises `DuplicateDocumentError`, SKIP leaves a stored one, OVERWRITE
+        replaces it); returns how many were written."""
 
     @abstractmethod
     def _delete_ids(self, document_ids: list[str]) -> None: ...
-
-    @abstractmethod
-    def _delete_filter(self, filters: dict[str, Any]) -> None: ...
 
     @abstractmethod
     def _delete_all(self, recreate: bool) -> None:
         """Delete every point; `recreate`: drop the collection and create it again from this store's layout."""
 
     @abstractmethod
-    def _update_filter(self, filters: dict[str, Any], meta: dict[str, Any]) -> None:
-        """Set these keys of `meta` in the payload of every point matching `filters` (Qdrant's set_payload)."""
+    def close(self) -> None:
+        """Release what this instance holds (a shard, a client)."""
 
     @abstractmethod
+    def to_dict(self) -> dict[str, Any]: ...
+
+    # -- what a backend may do better (defaults written over the eleven) ---------------------------
+
+    def _passage_scores(self, vector: list[float], point_ids: list[PointId]) -> dict[PointId, float]:
+        """The best passage cosine to `vector` of each of these points that has passage vectors (asked only of a
+        collection that keeps them: `passages`)."""
+        msg = f"collection '{self.collection}': this backend keeps no passage vectors"
+        raise ConfigurationError(msg, {"collection": self.collection})
+
+    def _distinct(self, field: str, filters: dict[str, Any] | None) -> set[Any]:
+        """The distinct values of `field` among the documents matching `filters` (lists count per item)."""
+        values: set[Any] = set()
+        for document in self._scroll(filters, False, [field]):
+            value = value_at(payload_from_document(document), field)
+            values.update(value if isinstance(value, list) else [] if value is None else [value])
+        return values
+
+    def _scroll_page(
+        self, filters: dict[str, Any] | None, after: str | None, limit: int
+    ) -> tuple[list[Document], str | None]:
+        """One page in id order, from the id after `after`; the cursor is the page's last id."""
+        documents = sorted(self._scroll(filters, False), key=lambda document: document.id)
+        if after is not None:
+            documents = [document for document in documents if document.id > after]
+        page = documents[:limit]
+        return page, page[-1].id if len(documents) > limit else None
+
+    def _delete_filter(self, filters: dict[str, Any]) -> None:
+        self._delete_ids([document.id for document in self._scroll(filters, False, ["id"])])
+
+    def _update_filter(self, filters: dict[str, Any], meta: dict[str, Any]) -> None:
+        """Set these keys of `meta` in the payload of every point matching `filters` (Qdrant's set_payload)."""
+        matching = self._scroll(filters, True)
+        self._write([replace(d, meta={**d.meta, **meta}) for d in matching], DuplicatePolicy.OVERWRITE)
+
     def _landing(self, document_ids: list[str]) -> None:
         """Before a batch's operations: these points are about to be written (Edge notes them in a file)."""
+        return None
 
     def _as_pending(self, documents: list[Document]) -> list[Document]:
         """The documents as a batch writes them: marked `BATCH_PENDING` in their payload (a server's way)."""
         return _pending(documents)
 
-    @abstractmethod
     def _landed(self, document_ids: list[str]) -> None:
-        """The batch's last operation, one request: these points no longer read as `BATCH_PENDING`."""
+        """The batch's last operation: these points no longer read as `BATCH_PENDING`."""
+        landed = self._scroll({"field": "id", "operator": "in", "value": document_ids}, True)
+        unmarked = [replace(d, meta={k: v for k, v in d.meta.items() if k != BATCH_PENDING}) for d in landed]
+        self._write(unmarked, DuplicatePolicy.OVERWRITE)
+
+    def _make_durable(self) -> None:
+        """Return only once what was written survives a killed process (Edge: the WAL is flushed)."""
+        return None
+
+    def exists(self) -> bool:
+        """Whether the collection has been created (reads never create it)."""
+        return True
+
+    def optimize(self) -> bool:
+        """Merge segments and build indexes after a bulk load; a server does this itself."""
+        return False
 
     # -- shared points: what `haygate.document_stores.shared` asks (`ConditionalWrites`) ------------
+    # Each default is one operation under this process's write lock: atomic where no other process writes the
+    # collection (Edge, memory). A backend that other processes write (a server) overrides them with its
+    # engine's conditional operations.
 
     def _shared_ids(self, field: str, record_ids: list[str]) -> list[str]:
         return [document.id for document in self._scroll(shared.naming(field, record_ids), False, ["id"])]
 
-    @abstractmethod
     def _shared_states(self, document_ids: list[str], field: str) -> dict[str, shared.Stored]:
         """The holders and revision of each of these points that is stored, by id."""
+        fields = [f"meta.{field}", f"meta.{shared.REVISION}"]
+        stored = self._scroll({"field": "id", "operator": "in", "value": document_ids}, False, fields)
+        return {d.id: shared.Stored(shared.holders_of(d.meta, field), d.meta.get(shared.REVISION)) for d in stored}
 
-    @abstractmethod
     def _insert_absent(self, documents: list[Document]) -> None:
         """Insert each document whose point is not stored; leave a stored one as it is."""
+        self._write(documents, DuplicatePolicy.SKIP)
 
-    @abstractmethod
     def _apply_if(self, changes: list[shared.Change]) -> None:
         """Apply each change if its point's revision is the change's, each atomically, in order."""
-
-    @abstractmethod
-    def _ids_where(self, field: str, holds: Callable[[Any], bool], key: Hashable) -> set[Any]:
-        """The point ids whose payload value at `field` satisfies `holds` (the test `key` names, so the answer
-        may be kept): the filters' `IdResolver`."""
-
-    @abstractmethod
-    def _make_durable(self) -> None:
-        """Return only once what was written survives a killed process (Edge: the WAL is flushed)."""
-
-    @abstractmethod
-    def exists(self) -> bool:
-        """Whether the collection has been created (reads never create it)."""
-
-    @abstractmethod
-    def optimize(self) -> bool:
-        """Merge segments and build indexes after a bulk load; a server does this itself."""
+        for change in changes:
+            if change.meta is None:
+                self._delete_filter(shared.condition(change))
+            else:
+                self._update_filter(shared.condition(change), change.meta)
 
     def optimize_aside(self, stop: threading.Event | None = None) -> bool:
         """`optimize()` without holding up this process's calls meanwhile (Edge builds in another process);
@@ -833,10 +634,3 @@ class HybridDocumentStore(ABC):
             "disk_bytes": None,
             "last_write": None,
         }
-
-    @abstractmethod
-    def close(self) -> None:
-        """Release what this instance holds (a shard, a client)."""
-
-    @abstractmethod
-    def to_dict(self) -> dict[str, Any]: ...

@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 from haystack import Document
 from haystack.dataclasses import SparseEmbedding
 
-from haygate.document_stores.hybrid import (
+from haygate.document_stores.hybrid import HybridDocumentStore, record_of
+from haygate.document_stores.query import (
     DEFAULT_FUSION,
     DEFAULT_PREFETCH_LIMIT,
     DEFAULT_RRF_K,
@@ -26,9 +27,7 @@ from haygate.document_stores.hybrid import (
     TEXT_PREFIX,
     Fusion,
     Hit,
-    HybridDocumentStore,
     HybridQuery,
-    record_of,
 )
 from haygate.errors import ConfigurationError, InvalidRequestError
 

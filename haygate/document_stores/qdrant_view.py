@@ -17,8 +17,9 @@ from haystack.dataclasses import SparseEmbedding
 from haystack.document_stores.types import DuplicatePolicy
 from haystack_integrations.document_stores.qdrant import QdrantDocumentStore
 
-from haygate.document_stores.hybrid import DEFAULT_RRF_K, DENSE, SPARSE, HybridDocumentStore, HybridQuery
+from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.document_stores.payload import document_from_payload
+from haygate.document_stores.query import DEFAULT_RRF_K, DENSE, SPARSE, HybridQuery
 from haygate.errors import InvalidRequestError
 
 

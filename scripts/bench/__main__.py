@@ -58,7 +58,8 @@ from qdrant_edge import Bm25, Bm25Config
 
 from haygate.components.bm25_sparse_text_embedder import Bm25SparseTextEmbedder
 from haygate.components.dense_text_embedder import DenseTextEmbedder
-from haygate.document_stores.hybrid import HybridDocumentStore, HybridQuery
+from haygate.document_stores.hybrid import HybridDocumentStore
+from haygate.document_stores.query import HybridQuery
 from haygate.gateway.loader import Loader
 from haygate.ingest.indexer import ingest_files
 from haygate.ingest.readers import read_records

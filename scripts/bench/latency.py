@@ -43,8 +43,8 @@ import httpx
 import mcp
 import qdrant_edge as qe
 
-from haygate.document_stores.hybrid import plan
 from haygate.document_stores.payload import convert_id
+from haygate.document_stores.query import plan
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.settings import Settings

@@ -37,8 +37,8 @@ from typing import Any
 import qdrant_edge as qe
 import yaml
 
-from haygate.document_stores.hybrid import HybridQuery, plan
 from haygate.document_stores.payload import convert_id
+from haygate.document_stores.query import HybridQuery, plan
 from haygate.evaluation.runner import ensure_corpus_index, store_settings
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway

@@ -20,7 +20,7 @@ from haystack.testing.document_store import (
     GetMetadataFieldUniqueValuesTest,
 )
 
-from haygate.document_stores.hybrid import HybridQuery
+from haygate.document_stores.query import HybridQuery
 
 EMBEDDING_DIM = 768  # the size of the suites' own embeddings (`create_filterable_docs`)
 # Indexes of each kind the suites' filters meet, on the fields they filter on most, as a collection's YAML

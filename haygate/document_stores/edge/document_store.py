@@ -11,23 +11,16 @@ and a manifest beside the shard (`haygate-shard.json`: the points at the last du
 notice a shard that came back with fewer points than were written, instead of serving what is left.
 """
 
-import ctypes
-import ctypes.util
 import dataclasses
-import functools
 import json
 import logging
 import os
 import shutil
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 from uuid import UUID
@@ -37,41 +30,40 @@ from haystack import Document, default_from_dict, default_to_dict
 from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.document_stores.types import DuplicatePolicy
 
-from haygate.document_stores import shared
+from haygate.document_stores.edge.aside import build_aside, return_freed_memory
 from haygate.document_stores.edge.faults import (
     CONFIG,
     DEFAULT_RESERVE_BYTES,
-    MANIFEST,
     appendable_bytes,
+    check_manifest,
     check_space,
     damaged,
-    folder_bytes,
     growth_bytes,
+    read_manifest,
     translate,
+    write_bytes_estimate,
+    write_manifest,
 )
 from haygate.document_stores.edge.filters import convert_filters
-from haygate.document_stores.hybrid import (
-    BATCH_PENDING,
-    DENSE,
-    SPARSE,
-    TEXT_PREFIX,
-    HybridDocumentStore,
-    HybridQuery,
-    PointId,
-    RankedList,
-    ScoredPoint,
+from haygate.document_stores.edge.points import (
+    point_key,
+    point_uuids,
+    query_request,
+    shard_config,
+    text_index_params,
+    to_document,
+    to_point,
 )
+from haygate.document_stores.hybrid import BATCH_PENDING, HybridDocumentStore
 from haygate.document_stores.payload import (
     DENSE_VECTORS_NAME,
     PASSAGE_VECTORS_NAME,
-    SPARSE_VECTORS_NAME,
     convert_id,
     document_from_payload,
-    passage_vectors,
-    payload_from_document,
     sparse_terms,
 )
-from haygate.errors import ConfigurationError, HaygateError, StorageError
+from haygate.document_stores.query import HybridQuery, PointId, RankedList, ScoredPoint
+from haygate.errors import ConfigurationError, HaygateError
 from haygate.text.paths import value_at
 
 logger = logging.getLogger(__name__)
@@ -91,47 +83,10 @@ INDEX_TYPES: dict[str, Any] = {
 }
 
 
-def return_freed_memory() -> None:
-    """Give the heap that an index build freed back to the system (glibc keeps it otherwise): a server's
-    memory after a build would otherwise stay at the build's peak (docs/results/benchmarks.md has the figures)."""
-    libc = _libc()
-    if libc is not None:
-        libc.malloc_trim(0)
-
-
-@functools.cache
-def _libc() -> ctypes.CDLL | None:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-    except OSError:
-        return None
-    return libc if hasattr(libc, "malloc_trim") else None  # glibc only (not musl, not macOS)
-
-
-def text_index_params() -> qe.TextIndexParams:
-    """English BM25 text index: word tokens, lowercase, ASCII folding, snowball stemming, stopwords."""
-    return qe.TextIndexParams(
-        tokenizer=qe.TokenizerType.Word,
-        lowercase=True,
-        ascii_folding=True,
-        phrase_matching=True,
-        stemmer=qe.SnowballParams(qe.SnowballLanguage.English),
-        stopwords=qe.Language.English,
-        scoring=True,
-    )
-
-
-def _weighted_sum(weights: list[float]) -> qe.Formula:
-    """Score = sum of w_i x (source i's score), 0 where a source missed the point: FTS5's bm25(5.0, 1.0)."""
-    terms = [
-        qe.Expression.Mult([qe.Expression.Constant(w), qe.Expression.Variable(f"$score[{i}]")])
-        for i, w in enumerate(weights)
-    ]
-    return qe.Formula(qe.Expression.Sum(terms), defaults={f"$score[{i}]": 0.0 for i in range(len(weights))})
-
-
 @dataclass
-class _OpenShard:
+class OpenShard:
+    """A shard open in this process, shared by every store of its collection (the pool, keyed by path)."""
+
     shard: qe.EdgeShard
     holders: int
     dirty: bool = False  # written since the manifest last said how many points the shard holds
@@ -147,18 +102,6 @@ _CHANGES = frozenset(
     ["writing", "deleting", "updating", "restoring points", "recreating the shard", "swapping in the built shard"]
 )
 PENDING = "haygate-pending.json"  # in the shard: the ids of points written by batches that did not end
-BUILDING = ".building"  # in the data dir: copies of shards whose indexes another process builds
-
-
-def write_bytes_estimate(documents: list[Document]) -> int:
-    """Disk a write will take, generously: WAL and segment copies of vectors, text and metadata."""
-    total = 0
-    for document in documents:
-        dense = (len(document.embedding or ()) + sum(len(p) for p in passage_vectors(document) or ())) * 4
-        sparse = len(document.sparse_embedding.indices) * 8 if document.sparse_embedding else 0
-        text = len(document.content or "") * 4 + len(str(document.meta)) * 2
-        total += 2 * (dense + sparse + text) + 512
-    return total
 
 
 class EdgeDocumentStore(HybridDocumentStore):
@@ -168,7 +111,7 @@ class EdgeDocumentStore(HybridDocumentStore):
     never takes the shard's lock.
     """
 
-    _pool: ClassVar[dict[Path, _OpenShard]] = {}
+    _pool: ClassVar[dict[Path, OpenShard]] = {}
     _pool_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(
@@ -243,7 +186,7 @@ class EdgeDocumentStore(HybridDocumentStore):
         return self._held or (self.path / CONFIG).exists() or (self.path / "segments").exists()
 
     @property
-    def _open_shard(self) -> _OpenShard:
+    def _open_shard(self) -> OpenShard:
         self.shard  # noqa: B018  (opens it on first use)
         return self._pool[self.path]
 
@@ -251,54 +194,13 @@ class EdgeDocumentStore(HybridDocumentStore):
         with self._pool_lock:
             open_shard = self._pool.get(self.path)
             if open_shard is None:
-                open_shard = self._pool[self.path] = _OpenShard(self._open(), 0)
+                open_shard = self._pool[self.path] = OpenShard(self._open(), 0)
             open_shard.holders += 1
             return open_shard.shard
 
     def edge_config(self) -> qe.EdgeConfig:
         """The shard's vector layout and indexing settings, as the collection's YAML declares them."""
-        settings = {key: value for key, value in self.storage.items() if isinstance(value, int)}
-        hnsw = None
-        if {"hnsw_m", "hnsw_ef_construct", "hnsw_payload_m", "full_scan_threshold_kb", "max_indexing_threads"} & set(
-            settings
-        ):
-            hnsw = qe.HnswIndexConfig(
-                m=settings.get("hnsw_m", 16),
-                ef_construct=settings.get("hnsw_ef_construct", 100),
-                full_scan_threshold=settings.get("full_scan_threshold_kb", 10_000),
-                max_indexing_threads=settings.get("max_indexing_threads", 0),
-                payload_m=settings.get("hnsw_payload_m"),
-            )
-        optimizers = None
-        if {"indexing_threshold_kb", "max_segment_size_kb", "default_segment_number"} & set(settings):
-            optimizers = qe.EdgeOptimizersConfig(
-                indexing_threshold=settings.get("indexing_threshold_kb"),
-                max_segment_size=settings.get("max_segment_size_kb"),
-                default_segment_number=settings.get("default_segment_number"),
-            )
-        memory = {"cached": qe.Memory.Cached, "cold": qe.Memory.Cold}.get(str(self.storage.get("vector_memory")))
-        quantization = None
-        if self.storage.get("quantization") == "int8":  # the compressed copy stays in RAM whatever the vectors do
-            quantization = qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, memory=qe.Memory.Pinned)
-        vectors = {
-            DENSE_VECTORS_NAME: qe.EdgeVectorParams(
-                size=self.embedding_dim, distance=qe.Distance.Cosine, memory=memory, quantization_config=quantization
-            )
-        }
-        if self.passages:  # read for the candidates of a query only: no graph to build or keep
-            vectors[PASSAGE_VECTORS_NAME] = qe.EdgeVectorParams(
-                size=self.embedding_dim,
-                distance=qe.Distance.Cosine,
-                memory=memory,
-                multivector_config=qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim),
-                hnsw_config=qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000),
-            )
-        return qe.EdgeConfig(
-            vectors=vectors,
-            sparse_vectors={SPARSE_VECTORS_NAME: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-            hnsw_config=hnsw,
-            optimizers=optimizers,
-        )
+        return shard_config(self.storage, self.embedding_dim, self.passages)
 
     def _open(self) -> qe.EdgeShard:
         """Open (or create) the shard, or raise the operator error that says why it cannot be."""
@@ -378,28 +280,12 @@ class EdgeDocumentStore(HybridDocumentStore):
 
     def manifest(self) -> dict[str, Any] | None:
         """What the last durable write left beside the shard: points, whether it was clean, and when."""
-        try:
-            data = json.loads((self.path / MANIFEST).read_text())
-        except (OSError, ValueError):
-            return None
-        return data if isinstance(data, dict) else None
+        return read_manifest(self.path)
 
     def _write_manifest(self, shard: qe.EdgeShard, clean: bool, optimized: bool | None = None) -> None:
         """`optimized`: whether the last change was followed by `optimize()` (None: as the manifest said)."""
-        previous = self.manifest() or {}
-        points = int(shard.count(qe.CountRequest(exact=True)))
-        data = {
-            "points": points,
-            "clean": clean,
-            "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "optimized": bool(previous.get("optimized", True)) if optimized is None else optimized,
-        }
-        if not clean and previous:
-            data["written_at"] = previous.get("written_at", data["written_at"])
-        temporary = self.path / f"{MANIFEST}.tmp"
         with self._edge("writing the manifest"):
-            temporary.write_text(json.dumps(data))
-            os.replace(temporary, self.path / MANIFEST)
+            write_manifest(self.path, int(shard.count(qe.CountRequest(exact=True))), clean, optimized)
 
     def stats(self) -> dict[str, Any]:
         if not self.exists():
@@ -420,17 +306,10 @@ class EdgeDocumentStore(HybridDocumentStore):
 
     def _check_manifest(self, shard: qe.EdgeShard) -> None:
         """A shard that was closed cleanly holds what its manifest says; fewer points mean lost data."""
-        manifest = self.manifest()
-        if manifest is not None and manifest.get("clean"):
-            points = int(shard.count(qe.CountRequest(exact=True)))
-            if points != manifest.get("points"):
-                problem = (
-                    f"it holds {points} points where {manifest.get('points')} were written "
-                    f"(last durable write {manifest.get('written_at')}), so segment or WAL files are missing"
-                )
-                raise damaged(self.collection, self.path, problem)
-        elif manifest is None:
+        if read_manifest(self.path) is None:
             self._write_manifest(shard, clean=True)  # shards from before the manifest: watched from now on
+        else:
+            check_manifest(self.collection, self.path, int(shard.count(qe.CountRequest(exact=True))))
 
     def _will_write(self, action: str, needed: int) -> None:
         """Before any change: room for it, and a manifest that no longer claims a clean count."""
@@ -480,105 +359,8 @@ class EdgeDocumentStore(HybridDocumentStore):
         return changed
 
     def optimize_aside(self, stop: threading.Event | None = None) -> bool:
-        """`optimize()`, in another process, while this one goes on answering: the engine holds the GIL for the whole of
-        a build (tens of seconds for a large collection: docs/results/benchmarks.md), so a server never builds in its
-        own process.
-
-        The shard is copied (writers wait for the copy, readers do not), a child process
-        (`haygate.document_stores.edge.build`) optimizes the copy, and the built copy takes the shard's place
-        under the write lock: reads meanwhile search the segments as they are, unindexed and slower. A write
-        during the build makes the copy stale: it is dropped (False), and the next pause in writes builds
-        again. The copy needs the shard's size free on disk again, checked before it is made. `stop`, once
-        set, ends the build at once wherever it is (the child is killed): False, the shard as it was, still
-        to be built."""
-        if not self.exists():
-            return False
-        open_shard = self._open_shard
-        folder = self.path.parent / BUILDING
-        copy, old = folder / self.collection, folder / f"{self.collection}.old"
-        with open_shard.building:
-            for leftover in (copy, old):  # of a build killed with its server
-                shutil.rmtree(leftover, ignore_errors=True)
-            started = time.perf_counter()
-            with self._lock.reading():
-                generation = open_shard.writes
-                needed = folder_bytes(self.path, apparent=True) + folder_bytes(self.path)  # the copy, then its build
-                self._check_space("copying the shard to build its indexes", needed)
-                with self._edge("copying the shard to build its indexes"):
-                    # No flush first (it holds the GIL for about 0.5 s): every write was made durable in the
-                    # WAL when it was made, and the copy opens as a shard does after a crash, replaying it.
-                    shutil.copytree(self.path, copy)
-            copied = time.perf_counter()
-            try:
-                if not self._build_in_child(folder, stop or threading.Event()):
-                    return False
-                built = time.perf_counter()
-                with self._lock.writing():
-                    if open_shard.writes != generation:
-                        return False
-                    replaced = self._swap_in(open_shard, copy, old)
-                with self._edge("closing the shard the built one replaced"):
-                    replaced.close()
-                logger.info(
-                    "'%s': shard copied in %.2f s, built aside in %.1f s, swapped in in %.2f s",
-                    self.collection,
-                    copied - started,
-                    built - copied,
-                    time.perf_counter() - built,
-                )
-            finally:
-                for leftover in (copy, old):
-                    shutil.rmtree(leftover, ignore_errors=True)
-        return_freed_memory()
-        return True
-
-    def _build_in_child(self, folder: Path, stop: threading.Event) -> bool:
-        """Optimize the copy in `folder` in a child process; False when `stop` was set first (the child is
-        killed as soon as it is)."""
-        if stop.is_set():
-            return False
-        described = self.to_dict()
-        described["init_parameters"]["data_dir"] = str(folder)
-        child = subprocess.Popen(
-            [sys.executable, "-m", "haygate.document_stores.edge.build"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        assert child.stdin is not None and child.stderr is not None
-        child.stdin.write(json.dumps(described).encode())
-        child.stdin.close()
-        while child.poll() is None:
-            if stop.wait(0.05):
-                child.kill()
-                child.wait()
-                child.stderr.close()
-                return False
-        errors = child.stderr.read()
-        child.stderr.close()
-        if child.returncode != 0:
-            why = errors.decode(errors="replace").strip().splitlines()[-1:] or [f"exit status {child.returncode}"]
-            msg = f"building the indexes of '{self.collection}' in another process failed: {why[0]}"
-            raise StorageError(msg, {"collection": self.collection})
-        return True
-
-    def _swap_in(self, open_shard: _OpenShard, copy: Path, old: Path) -> qe.EdgeShard:
-        """With the write lock held: the built copy becomes the shard (the shard as it was comes back if the
-        copy will not open). Returns the shard it replaced, still open, for the caller to close once the lock
-        is released: no search reads it any more, and closing it holds the GIL too."""
-        replaced = open_shard.shard
-        with self._edge("swapping in the built shard"):
-            os.replace(self.path, old)  # the open shard reads its files by handle: renaming leaves them be
-            os.replace(copy, self.path)
-            try:
-                open_shard.shard = self._open()
-            except Exception:
-                os.replace(self.path, copy)
-                os.replace(old, self.path)
-                raise
-            open_shard.dirty = False
-            self._write_manifest(open_shard.shard, clean=True, optimized=True)
-        return replaced
+        """`optimize()` in another process while this one goes on answering (`haygate.document_stores.edge.aside`)."""
+        return build_aside(self, stop)
 
     def restore_points(self, points: list[qe.Point]) -> None:
         """Write points as they were read from another shard (vectors and payload untouched), durably, then
@@ -634,7 +416,7 @@ class EdgeDocumentStore(HybridDocumentStore):
                     )
                 )
             if with_vectors:
-                documents.extend(self._to_document(record.payload or {}, record.vector) for record in records)
+                documents.extend(to_document(record.payload or {}, record.vector) for record in records)
             else:
                 documents.extend(document_from_payload(record.payload or {}, None) for record in records)
             if offset is None:
@@ -676,7 +458,7 @@ class EdgeDocumentStore(HybridDocumentStore):
             records, offset = self.shard.scroll(
                 qe.ScrollRequest(offset=after, limit=limit, filter=condition, with_payload=True, with_vector=False)
             )
-        documents = [self._to_document(record.payload or {}, None) for record in records]
+        documents = [to_document(record.payload or {}, None) for record in records]
         return documents, None if offset is None else str(offset)
 
     def _write(self, documents: list[Document], policy: DuplicatePolicy) -> int:
@@ -702,7 +484,7 @@ class EdgeDocumentStore(HybridDocumentStore):
         pending: Future[Any] | None = None
         try:
             for start in range(0, len(documents), WRITE_CHUNK):
-                points = [self._to_point(d) for d in documents[start : start + WRITE_CHUNK]]
+                points = [to_point(d, self.collection, self.passages) for d in documents[start : start + WRITE_CHUNK]]
                 if pending is not None:
                     pending.result()
                 pending = _APPLIER.submit(shard.update, qe.UpdateOperation.upsert_points(points))
@@ -799,34 +581,6 @@ class EdgeDocumentStore(HybridDocumentStore):
             dataclasses.replace(d, meta={**d.meta, BATCH_PENDING: True}) if d.id in pending else d for d in documents
         ]
 
-    def _shared_states(self, document_ids: list[str], field: str) -> dict[str, shared.Stored]:
-        states = {}
-        for document_id, payload in self._payloads(document_ids, [f"meta.{field}", f"meta.{shared.REVISION}"]).items():
-            meta = payload.get("meta") or {}
-            states[document_id] = shared.Stored(shared.holders_of(meta, field), meta.get(shared.REVISION))
-        return states
-
-    def _insert_absent(self, documents: list[Document]) -> None:
-        needed = write_bytes_estimate(documents) + growth_bytes(len(self.text_fields))
-        self._will_write(f"writing {len(documents)} shared document(s)", needed)
-        points = [self._to_point(document) for document in documents]
-        with self._edge("writing"):
-            self.shard.update(qe.UpdateOperation.upsert_points(points, update_mode=qe.UpdateMode.InsertOnly))
-
-    def _apply_if(self, changes: list[shared.Change]) -> None:
-        """Each change one conditional update of the shard. One process holds a shard and writes it under its
-        write lock, so no change here ever misses; the conditions keep the backends' algorithm one."""
-        size = sum(len(json.dumps(change.meta, default=str)) for change in changes if change.meta is not None)
-        self._will_write(f"updating {len(changes)} shared document(s)", 2 * size)  # payload copies
-        with self._edge("updating"):
-            for change in changes:
-                condition = self._filter(shared.condition(change))
-                assert condition is not None
-                if change.meta is None:
-                    self.shard.update(qe.UpdateOperation.delete_points_by_filter(condition))
-                else:
-                    self.shard.update(qe.UpdateOperation.set_payload_by_filter(condition, change.meta, key="meta"))
-
     def _make_durable(self) -> None:
         open_shard = self._open_shard
         with self._edge("flushing"):
@@ -882,19 +636,19 @@ class EdgeDocumentStore(HybridDocumentStore):
     def _query_batch(self, query: HybridQuery, requests: list[RankedList]) -> list[list[ScoredPoint]]:
         """All requests go in one `query_batch`, which Edge plans as a whole."""
         condition = self._filter(query.filters)
-        batch = [self._request(query, request, condition) for request in requests]
+        batch = [query_request(query, request, condition) for request in requests]
         with self._edge("searching"):
             answers = self.shard.query_batch(qe.QueryBatchRequest(batch))
         return [
-            [ScoredPoint(_key(p.id), p.score, p.payload, sparse_terms(p.vector)) for p in points]
+            [ScoredPoint(point_key(p.id), p.score, p.payload, sparse_terms(p.vector)) for p in points]
             if request.with_terms
-            else [ScoredPoint(_key(p.id), p.score, p.payload) for p in points]
+            else [ScoredPoint(point_key(p.id), p.score, p.payload) for p in points]
             for points, request in zip(answers, requests, strict=True)
         ]
 
     def _passage_scores(self, vector: list[float], point_ids: list[PointId]) -> dict[PointId, float]:
         """Each point's best passage cosine to `vector` (MaxSim of a one-vector query), for these points."""
-        ids: set[int | UUID | str] = set(_point_uuids(point_ids))
+        ids: set[int | UUID | str] = set(point_uuids(point_ids))
         request = qe.QueryRequest(
             limit=len(ids),
             query=qe.Query.Nearest([list(vector)], using=PASSAGE_VECTORS_NAME),
@@ -903,100 +657,14 @@ class EdgeDocumentStore(HybridDocumentStore):
         )
         with self._edge("searching"):
             points = self.shard.query(request)
-        return {_key(p.id): p.score for p in points}
+        return {point_key(p.id): p.score for p in points}
 
     def _dense_vectors(self, point_ids: list[PointId]) -> list[list[float]]:
         with self._edge("searching"):
-            records = self.shard.retrieve(_point_uuids(point_ids), False, [DENSE_VECTORS_NAME])
+            records = self.shard.retrieve(point_uuids(point_ids), False, [DENSE_VECTORS_NAME])
         found = []
         for record in records:
             vector = record.vector.get(DENSE_VECTORS_NAME) if isinstance(record.vector, dict) else None
             if isinstance(vector, list) and vector and isinstance(vector[0], float):
                 found.append([float(x) for x in vector])
         return found
-
-    def _request(self, query: HybridQuery, request: RankedList, condition: qe.Filter | None) -> qe.QueryRequest:
-        if not request.fused:
-            [source] = request.sources
-            return qe.QueryRequest(
-                limit=request.limit,
-                query=self._scorer(source, query),
-                filter=condition,
-                with_payload=request.with_payload,
-                with_vector=[SPARSE_VECTORS_NAME] if request.with_terms else None,
-                score_threshold=request.score_threshold,
-            )
-        prefetches = [
-            qe.Prefetch(limit=query.prefetch_limit, query=self._scorer(name, query), filter=condition)
-            for name in request.sources
-        ]
-        fusion: Any
-        if query.fusion == "sum":
-            fusion = _weighted_sum(query.weight_list())
-        elif query.fusion == "rrf":
-            fusion = qe.Fusion.Rrf(k=query.rrf_k, weights=query.weight_list())
-        else:
-            fusion = qe.Fusion.Dbsf()
-        return qe.QueryRequest(
-            limit=request.limit,
-            prefetches=prefetches,
-            query=fusion,
-            with_payload=request.with_payload,
-            with_vector=[SPARSE_VECTORS_NAME] if request.with_terms else None,
-            score_threshold=request.score_threshold,
-        )
-
-    @staticmethod
-    def _scorer(source: str, query: HybridQuery) -> Any:
-        if source == DENSE:
-            return qe.Query.Nearest(list(query.dense or []), using=DENSE_VECTORS_NAME)
-        if source == SPARSE:
-            assert query.sparse is not None
-            return qe.Query.Nearest(
-                qe.SparseVector(list(query.sparse.indices), list(query.sparse.values)), using=SPARSE_VECTORS_NAME
-            )
-        return qe.TextQuery(source.removeprefix(TEXT_PREFIX), query.text or "")
-
-    # -- conversion ------------------------------------------------------------------------------
-
-    def _to_point(self, document: Document) -> qe.Point:
-        vector: dict[str, Any] = {}
-        if document.embedding is not None:
-            vector[DENSE_VECTORS_NAME] = list(document.embedding)
-        passages = passage_vectors(document)
-        if passages is not None:
-            if not self.passages:
-                msg = (
-                    f"document '{document.id}' brings passage vectors, but collection '{self.collection}' stores "
-                    "none: set `passages: true` in its YAML, or remove `passages` from its dense embedder"
-                )
-                raise ConfigurationError(msg, {"collection": self.collection})
-            vector[PASSAGE_VECTORS_NAME] = passages
-        if document.sparse_embedding is not None:
-            sparse = document.sparse_embedding
-            vector[SPARSE_VECTORS_NAME] = qe.SparseVector(list(sparse.indices), list(sparse.values))
-        return qe.Point(convert_id(document.id), vector, payload_from_document(document))
-
-    @staticmethod
-    def _to_document(payload: dict[str, Any], vector: Any) -> Document:
-        data = dict(payload)
-        data["score"] = None
-        if isinstance(vector, dict):
-            dense = vector.get(DENSE_VECTORS_NAME)
-            data["embedding"] = list(dense) if dense is not None else None
-            sparse = vector.get(SPARSE_VECTORS_NAME)
-            if sparse is not None:
-                data["sparse_embedding"] = {"indices": list(sparse.indices), "values": list(sparse.values)}
-        return Document.from_dict(data)
-
-
-def _key(point_id: int | UUID | str) -> int:
-    """How a search names an Edge point (`ScoredPoint.id`): its UUID's 128-bit int. Edge's points are all UUIDs
-    (`convert_id`), and hashing a `UUID` runs Python code: a search of 50 fused hits over two lists of 100
-    hashes its ids about 1,800 times."""
-    return point_id.int  # type: ignore[union-attr]
-
-
-def _point_uuids(keys: list[PointId]) -> list[int | UUID | str]:
-    """The shard's ids of the points a search named by `_key`."""
-    return [f"{key:032x}" for key in keys]

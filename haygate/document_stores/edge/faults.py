@@ -10,12 +10,22 @@ What Edge writes, measured on qdrant-edge-py 0.9.0 (tmpfs, which counts every pa
 shard sets up its appendable segment in full, a 32 MiB chunk for the dense vectors and a 32 MiB page per
 text index written whole, about 7 MiB per other payload index; a write that fills a chunk or page starts
 the next 32 MiB one. So the need is mostly a function of the collection's layout, not of its size.
+
+A manifest beside the shard (`MANIFEST`: the points at the last durable write) lets an open notice a shard that
+came back with fewer points than were written, instead of serving what is left.
 """
 
+import json
+import os
 import re
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+from haystack import Document
+
+from haygate.document_stores.payload import passage_vectors
 from haygate.errors import StorageError, StorageFullError, StoreDamagedError, StoreInUseError
 
 MIB = 1024 * 1024
@@ -126,3 +136,52 @@ def translate(error: Exception, collection: str, path: Path, action: str) -> Exc
         file = Path(named.group(1)) if named else None
         return damaged(collection, path, f"Qdrant Edge failed while {action}: {text}", file)
     return error
+
+
+def read_manifest(path: Path) -> dict[str, Any] | None:
+    """The manifest beside a shard (`MANIFEST`): its points at the last durable write, whether that write was
+    clean, when, and whether the shard was optimized since; None when there is none (or it is unreadable)."""
+    try:
+        data = json.loads((path / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_manifest(path: Path, points: int, clean: bool, optimized: bool | None) -> None:
+    """The manifest after a change (`clean`: at a durable write; else the write time stays the last clean one's);
+    `optimized` None keeps what the manifest said."""
+    previous = read_manifest(path) or {}
+    data = {
+        "points": points,
+        "clean": clean,
+        "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "optimized": bool(previous.get("optimized", True)) if optimized is None else optimized,
+    }
+    if not clean and previous:
+        data["written_at"] = previous.get("written_at", data["written_at"])
+    temporary = path / f"{MANIFEST}.tmp"
+    temporary.write_text(json.dumps(data))
+    os.replace(temporary, path / MANIFEST)
+
+
+def check_manifest(collection: str, path: Path, points: int) -> None:
+    """A shard closed cleanly holds the points its manifest says; fewer (or more) mean segment or WAL files went."""
+    manifest = read_manifest(path)
+    if manifest is not None and manifest.get("clean") and points != manifest.get("points"):
+        problem = (
+            f"it holds {points} points where {manifest.get('points')} were written "
+            f"(last durable write {manifest.get('written_at')}), so segment or WAL files are missing"
+        )
+        raise damaged(collection, path, problem)
+
+
+def write_bytes_estimate(documents: list[Document]) -> int:
+    """Disk a write will take, generously: WAL and segment copies of vectors, text and metadata."""
+    total = 0
+    for document in documents:
+        dense = (len(document.embedding or ()) + sum(len(p) for p in passage_vectors(document) or ())) * 4
+        sparse = len(document.sparse_embedding.indices) * 8 if document.sparse_embedding else 0
+        text = len(document.content or "") * 4 + len(str(document.meta)) * 2
+        total += 2 * (dense + sparse + text) + 512
+    return total

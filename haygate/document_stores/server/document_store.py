@@ -23,17 +23,7 @@ from haystack_integrations.document_stores.qdrant.converters import convert_hays
 from qdrant_client.http import models as rest
 
 from haygate.document_stores import shared
-from haygate.document_stores.hybrid import (
-    BATCH_PENDING,
-    DENSE,
-    SPARSE,
-    TEXT_PREFIX,
-    HybridDocumentStore,
-    HybridQuery,
-    PointId,
-    RankedList,
-    ScoredPoint,
-)
+from haygate.document_stores.hybrid import BATCH_PENDING, HybridDocumentStore
 from haygate.document_stores.payload import (
     DENSE_VECTORS_NAME,
     PASSAGE_EMBEDDINGS,
@@ -44,6 +34,7 @@ from haygate.document_stores.payload import (
     passage_vectors,
     sparse_terms,
 )
+from haygate.document_stores.query import DENSE, SPARSE, TEXT_PREFIX, HybridQuery, PointId, RankedList, ScoredPoint
 from haygate.document_stores.server.filters import convert_filters
 from haygate.errors import ConfigurationError
 from haygate.text.paths import value_at

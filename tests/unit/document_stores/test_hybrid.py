@@ -3,7 +3,7 @@
 import pytest
 from haystack.dataclasses import SparseEmbedding
 
-from haygate.document_stores.hybrid import (
+from haygate.document_stores.query import (
     Hit,
     HybridQuery,
     RankedList,

@@ -6,8 +6,9 @@ import pytest
 from haystack import Document
 from haystack.dataclasses import SparseEmbedding
 
-from haygate.document_stores.hybrid import Hit, record_of
+from haygate.document_stores.hybrid import record_of
 from haygate.document_stores.policy import HybridSearchPolicy
+from haygate.document_stores.query import Hit
 from haygate.errors import InvalidRequestError
 
 SPARSE = SparseEmbedding(indices=[1], values=[1.0])

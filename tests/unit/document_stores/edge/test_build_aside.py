@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from haystack import Document
 
-from haygate.document_stores.edge.document_store import BUILDING, EdgeDocumentStore
-from haygate.document_stores.hybrid import HybridQuery
+from haygate.document_stores.edge.aside import BUILDING
+from haygate.document_stores.edge.document_store import EdgeDocumentStore
+from haygate.document_stores.query import HybridQuery
 
 DIM = 384
 STORAGE: dict[str, int | str] = {"indexing_threshold_kb": 200}  # small segments get their HNSW graph

@@ -15,8 +15,8 @@ from haystack.document_stores.types import DuplicatePolicy
 
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.edge.faults import MANIFEST, appendable_bytes, human, translate
-from haygate.document_stores.hybrid import HybridQuery
 from haygate.document_stores.payload import DENSE_VECTORS_NAME, PASSAGE_EMBEDDINGS, convert_id, payload_from_document
+from haygate.document_stores.query import HybridQuery
 from haygate.errors import ConfigurationError, InvalidRequestError, StorageFullError, StoreDamagedError, envelope
 
 PROJECT = Path(__file__).resolve().parents[4]

@@ -8,8 +8,8 @@ from haystack.dataclasses import SparseEmbedding
 from haystack.utils import Secret
 from haystack_integrations.document_stores.qdrant import QdrantDocumentStore
 
-from haygate.document_stores.hybrid import HybridQuery
 from haygate.document_stores.payload import PASSAGE_EMBEDDINGS, PASSAGE_VECTORS_NAME
+from haygate.document_stores.query import HybridQuery
 from haygate.document_stores.server.document_store import QdrantServerStore
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # local mode: payload indexes have no effect
