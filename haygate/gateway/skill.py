@@ -9,7 +9,6 @@ declarations say, and marks what it could not check.
 """
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from haygate.gateway.declarations import ParameterSpec, ToolDeclaration
 from haygate.gateway.examples import TITLE_SEPARATOR, as_query
 from haygate.gateway.instructions import Outline, first_sentence
 from haygate.gateway.tool import ToolRuntime, collection_store, ranked_rows
+from haygate.text.folder import write_folder
 
 VALUES_SHOWN = 10  # of a filter: the values most records hold
 VALUES_COUNTED = 200  # distinct values of a field counted to find the most common
@@ -58,21 +58,8 @@ class Skill:
         return self.files["SKILL.md"]
 
     def write(self, folder: Path) -> None:
-        """Write the files into `folder` (made if need be), each replaced whole (a reader sees the old file or
-        the new one), and remove the files it no longer has."""
-        folder.mkdir(parents=True, exist_ok=True)
-        for relative, text in self.files.items():
-            path = folder / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_name(f".{path.name}.partial")
-            partial.write_text(text, encoding="utf-8")
-            os.replace(partial, path)
-        for path in sorted(folder.rglob("*"), reverse=True):  # files first, then the folders they leave empty
-            relative = path.relative_to(folder).as_posix()
-            if path.is_file() and relative not in self.files:
-                path.unlink()
-            elif path.is_dir() and not any(path.iterdir()):
-                path.rmdir()
+        """Write the files into `folder`, each replaced whole, and remove the files it no longer has."""
+        write_folder(folder, self.files)
 
 
 @dataclass
