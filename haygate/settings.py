@@ -33,6 +33,12 @@ class Settings(BaseSettings):
         default_factory=Path.cwd,  # a placeholder: `_home_and_data` always sets it
         description="Where embedded shards live (default: <home>/data).",
     )
+    store: str | None = Field(
+        default=None,
+        description="The store backend: `edge` (Qdrant Edge in the data dir), `qdrant` (a server, at qdrant_url), "
+        "`memory` (Haystack's in-memory store, kept in a file in the data dir) or one a package registers "
+        "(default: qdrant when qdrant_url is set, else edge).",
+    )
     qdrant_url: str | None = Field(default=None, description="Use a Qdrant server instead of Qdrant Edge.")
     qdrant_api_key: str | None = Field(default=None, description="API key for that server.")
     ray_address: str | None = Field(

@@ -222,10 +222,13 @@ def normalizer(query: HybridQuery, n_sources: int) -> Callable[[float], float]:
     return lambda fused: min(1.0, max(0.0, fused * scale))  # float rounding puts a first-everywhere hit at 1.00000005
 
 
-def dbsf_scaled(scores: list[float]) -> list[float]:
-    """Scores scaled as Qdrant's distribution-based score fusion scales a list: by its mean +- 3 sigma."""
+def dbsf_scaled(scores: list[float], ddof: int = 0) -> list[float]:
+    """Scores scaled as Qdrant's distribution-based score fusion scales a list: by its mean +- 3 sigma. Qdrant's own
+    fusion takes the sample deviation (`ddof=1`: the memory backend's fused scores then equal Edge's to four
+    decimals, and differ in the third without it); the passage rescoring keeps the population one its figures were
+    measured with."""
     values = np.asarray(scores, dtype=np.float64)
-    mean, sigma = float(values.mean()), float(values.std())
+    mean, sigma = float(values.mean()), float(values.std(ddof=ddof)) if len(values) > ddof else 0.0
     low, span = mean - 3 * sigma, (6 * sigma) or 1.0
     return ((values - low) / span).tolist()
 
@@ -276,7 +279,7 @@ def fuse(query: HybridQuery, lists: list[list[ScoredPoint]], limit: int) -> list
         if query.fusion == "rrf":
             scores = [weight / (query.rrf_k + rank) for rank in range(len(points))]
         elif query.fusion == "dbsf":
-            scores = dbsf_scaled([point.score for point in points]) if points else []
+            scores = dbsf_scaled([point.score for point in points], ddof=1) if points else []
         else:
             scores = [weight * point.score for point in points]
         for point, score in zip(points, scores, strict=True):

@@ -2,7 +2,8 @@
 
 It turns what settings and YAML describe into live objects:
 
-- a **document store** per collection, Qdrant Edge under `data_dir` or a Qdrant server at `qdrant_url`,
+- a **document store** per collection, on the backend the settings choose (Qdrant Edge under `data_dir`, a Qdrant
+  server at `qdrant_url`, Haystack's in-memory store: `haygate.document_stores.backends`),
   built from the collection schema. A component that reads or writes data names its collection in YAML
   (`document_store: {collection: docs}`) and gets that store in `__init__`, as qdrant-haystack's
   components get theirs;
@@ -34,13 +35,13 @@ import yaml
 from haystack import Document, Pipeline
 from haystack.core.errors import DeserializationError, PipelineError
 from haystack.core.serialization import DeserializationCallbacks
-from haystack.utils import Secret
 
 from haygate import yamlfile
 from haygate.compat import fast_deepcopy, graph
 from haygate.compat.schedule import Schedule
 from haygate.components.models import needs_torch_extra, of_torch_extra, resolve_model
-from haygate.document_stores.edge.document_store import EdgeDocumentStore
+from haygate.document_stores import backends
+from haygate.document_stores.backends import Place
 from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.errors import ConfigurationError, HaygateError
 from haygate.extras import add_extra
@@ -152,30 +153,15 @@ class Loader:
         return schema_for(name, self.settings.collections_dir)
 
     def store(self, collection: str) -> HybridDocumentStore:
-        """The store of `collection`, one per loader: every pipeline this loader builds shares it."""
+        """The store of `collection`, one per loader: every pipeline this loader builds shares it, on the backend
+        the settings choose (`haygate.document_stores.backends`)."""
         if collection not in self._stores:
-            schema = self.schema(collection)
-            common: dict[str, Any] = {
-                "embedding_dim": schema.embedding_dim,
-                "payload_indexes": dict(schema.payload_indexes),
-                "text_fields": list(schema.text_index),
-                "passages": schema.passages,
-            }
-            if self.settings.qdrant_url:
-                # Imported here: qdrant-client is a second of every start, and only a server deployment needs it.
-                from haygate.document_stores.server.document_store import QdrantServerStore
-
-                key = Secret.from_token(self.settings.qdrant_api_key) if self.settings.qdrant_api_key else None
-                self._stores[collection] = QdrantServerStore(schema.name, self.settings.qdrant_url, key, **common)
-            else:
-                reserve = self.settings.disk_reserve_mb * 1024 * 1024
-                self._stores[collection] = EdgeDocumentStore(
-                    schema.name,
-                    str(self.settings.data_dir),
-                    disk_reserve_bytes=reserve,
-                    storage=schema.storage.model_dump(exclude_none=True),
-                    **common,
-                )
+            settings = self.settings
+            place = Place(
+                settings.data_dir, settings.qdrant_url, settings.qdrant_api_key, settings.disk_reserve_mb * 1024 * 1024
+            )
+            backend = backends.chosen(settings.store, settings.qdrant_url)
+            self._stores[collection] = backends.open_store(backend, self.schema(collection).layout(), place)
         return self._stores[collection]
 
     def collection_stats(self) -> dict[str, dict[str, Any]]:

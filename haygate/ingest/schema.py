@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from haygate import yamlfile
+from haygate.document_stores.backends import Layout
 from haygate.errors import ConfigurationError, NotFoundError
 from haygate.ingest.fields import FieldSpec
 from haygate.ingest.readers import ReadOptions
@@ -204,6 +205,17 @@ class CollectionSchema(BaseModel):
     @property
     def indexing_pipeline(self) -> str:
         return self.indexing or f"indexing/{self.name}.yaml"
+
+    def layout(self) -> Layout:
+        """What a store backend is told of this collection (`haygate.document_stores.backends`)."""
+        return Layout(
+            self.name,
+            self.embedding_dim,
+            dict(self.payload_indexes),
+            list(self.text_index),
+            self.passages,
+            self.storage.model_dump(exclude_none=True),
+        )
 
     def declared_meta_keys(self) -> set[str]:
         """The meta keys this file names: the record's meta (renames under their new name), its constants,

@@ -21,6 +21,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +82,8 @@ RUN_BY = {
     ".venv/bin/haygate eval --judged evaluation/search_docs \\": "test_the_tool_evaluation_commands",
     ".venv/bin/python -m scripts.studies.floor": "test_the_floor_study_commands",
     "export HAYGATE_QDRANT_URL": "test_pointing_at_a_qdrant_server",
+    "export HAYGATE_STORE=memory": "test_the_memory_backend",
+    '[project.entry-points."haygate.document_stores"]': "test_a_backend_a_package_registers",
     ".venv/bin/haygate ingest docs samples/docs --ray local": ON_RAY + "test_a_ray_of_this_machine",
     "ray start --head": ON_RAY + "test_an_ingest_on_two_nodes_equals_a_local_one",
     ".venv/bin/haygate eval --judged evaluation/memory_search --ray": ON_RAY
@@ -684,3 +687,49 @@ def test_pointing_at_a_qdrant_server(tmp_path: Path) -> None:
     finally:
         stop(server)
     assert answer["results"], answer
+
+
+@pytest.mark.slow
+def test_the_memory_backend(tmp_path: Path) -> None:
+    """The block as written, in a copy of the project on a data dir of its own: the docs ingested into the memory
+    backend's file, and a call that finds them there."""
+    home = tmp_path / "home"
+    copy_project(home)
+    shutil.copytree(PROJECT / "samples" / "docs", home / "samples" / "docs")
+    (home / ".venv").symlink_to(PROJECT / ".venv")  # the block's `.venv/bin/haygate`, from the project folder
+    env = {**os.environ, "HAYGATE_DATA_DIR": str(tmp_path / "data"), "HAYGATE_HOME": str(home)}
+    env.pop("HAYGATE_STORE", None)
+    script = "\n".join(commands(block("export HAYGATE_STORE=memory").text))
+    done = subprocess.run(["bash", "-ec", script], cwd=home, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert sorted(path.name for path in (tmp_path / "data" / "docs").iterdir()) == [".lock", "documents.json"]
+    answer = json.loads(done.stdout[done.stdout.index("{") :])
+    assert answer["results"] and "token" in json.dumps(answer["results"][0]).lower(), answer
+
+
+def test_a_backend_a_package_registers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entry point as the block declares it, in an installed distribution's metadata: `HAYGATE_STORE` then
+    names the backend, and the loader opens its module's `open_store`."""
+    from haygate.document_stores import backends
+
+    declared = tomllib.loads(block('[project.entry-points."haygate.document_stores"]').text)
+    [(group, points)] = declared["project"]["entry-points"].items()
+    [(name, target)] = points.items()
+    assert group == backends.ENTRY_POINTS
+    module = target.partition(":")[0]
+    package = tmp_path / module.split(".")[0]
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "store.py").write_text(
+        "from haygate.document_stores.memory import open_store as memory\n\n"
+        "def open_store(layout, place):\n    store = memory(layout, place)\n    store.opened_by = 'lance'\n"
+        "    return store\n"
+    )
+    info = tmp_path / "haygate_lance-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: haygate-lance\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[{group}]\n{name} = {target}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert name in backends.names()
+    with Loader(make_settings(tmp_path / "data", store=name)) as loader:
+        assert getattr(loader.store("docs"), "opened_by", None) == "lance"

@@ -179,3 +179,23 @@ def test_no_test_imports_the_conftest() -> None:
     """Fixtures come from conftest.py by name; what tests import lives in tests/support/."""
     importing = [str(path.relative_to(TESTS)) for path in TESTS.rglob("*.py") if "tests.conftest" in _all_imports(path)]
     assert importing == []
+
+
+MAX_MODULE_LINES = 700
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_module_is_over_700_lines_nor_a_function_over_80() -> None:
+    """Rooms a newcomer can read whole: a module that grows past this is split by concern, a function by step."""
+    long_modules, long_functions = [], []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text()
+        where = path.relative_to(PACKAGE.parent)
+        if text.count("\n") > MAX_MODULE_LINES:
+            long_modules.append(f"{where}: {text.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long_functions.append(f"{where}:{node.lineno} {node.name}: {lines} lines")
+    assert long_modules == [] and long_functions == []

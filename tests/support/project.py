@@ -45,6 +45,7 @@ def make_settings(data_dir: Path, **values: Any) -> Settings:
     defaults: dict[str, Any] = {
         "home": PROJECT,
         "data_dir": data_dir,
+        "store": None,
         "qdrant_url": None,
         "qdrant_api_key": None,
         "token": None,

@@ -30,6 +30,7 @@ from haystack import Document, default_from_dict, default_to_dict
 from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.document_stores.types import DuplicatePolicy
 
+from haygate.document_stores.backends import Layout, Place
 from haygate.document_stores.edge.aside import build_aside, return_freed_memory
 from haygate.document_stores.edge.faults import (
     CONFIG,
@@ -668,3 +669,17 @@ class EdgeDocumentStore(HybridDocumentStore):
             if isinstance(vector, list) and vector and isinstance(vector[0], float):
                 found.append([float(x) for x in vector])
         return found
+
+
+def open_store(layout: Layout, place: Place) -> EdgeDocumentStore:
+    """The `edge` backend (`haygate.document_stores.backends`): a shard under the data dir."""
+    return EdgeDocumentStore(
+        layout.name,
+        str(place.data_dir),
+        embedding_dim=layout.embedding_dim,
+        payload_indexes=layout.payload_indexes,
+        text_fields=layout.text_fields,
+        disk_reserve_bytes=place.disk_reserve_bytes,
+        storage=layout.storage,
+        passages=layout.passages,
+    )

@@ -23,6 +23,7 @@ from haystack_integrations.document_stores.qdrant.converters import convert_hays
 from qdrant_client.http import models as rest
 
 from haygate.document_stores import shared
+from haygate.document_stores.backends import Layout, Place
 from haygate.document_stores.hybrid import BATCH_PENDING, HybridDocumentStore
 from haygate.document_stores.payload import (
     DENSE_VECTORS_NAME,
@@ -534,3 +535,19 @@ def _point_ids(document_ids: list[str]) -> list[Any]:
 
 def _sparse(vector: Any) -> SparseEmbedding:
     return SparseEmbedding(indices=list(vector.indices), values=list(vector.values))
+
+
+def open_store(layout: Layout, place: Place) -> QdrantServerStore:
+    """The `qdrant` backend (`haygate.document_stores.backends`): a collection on the server at `place.url`."""
+    if not place.url:
+        msg = "the qdrant store backend needs the server's URL: set HAYGATE_QDRANT_URL (or HAYGATE_STORE=edge)"
+        raise ConfigurationError(msg, {"field": "qdrant_url"})
+    return QdrantServerStore(
+        layout.name,
+        place.url,
+        Secret.from_token(place.api_key) if place.api_key else None,
+        embedding_dim=layout.embedding_dim,
+        payload_indexes=layout.payload_indexes,
+        text_fields=layout.text_fields,
+        passages=layout.passages,
+    )
