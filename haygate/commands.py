@@ -14,8 +14,6 @@ from haygate.document_stores.edge.repair import repair
 from haygate.errors import ConfigurationError, ExitCode, InvalidRequestError
 from haygate.extras import add_extra
 from haygate.gateway.loader import Loader
-from haygate.gateway.runtime import Gateway
-from haygate.gateway.workspace import has_data
 from haygate.ingest.extract import write_extractions
 from haygate.ingest.indexer import ingest_files
 from haygate.ingest.mapping import RECORD_HASH
@@ -80,35 +78,6 @@ def cmd_repair(args: argparse.Namespace, settings: Settings) -> int:
         assert isinstance(store, EdgeDocumentStore)
         report = repair(store, force=args.force, stale_key=RECORD_HASH)
     print(report.summary(), file=sys.stderr)
-    return ExitCode.OK
-
-
-def cmd_skill(args: argparse.Namespace, settings: Settings) -> int:
-    """The skill a server of this project serves (`skill://<name>/SKILL.md`), made here: its example calls run
-    on the ingested data (with nothing ingested, it says what the declarations say)."""
-    from haygate.gateway.catalog import load_catalog
-    from haygate.gateway.instructions import outline, skill_name
-    from haygate.gateway.skill import build_skill
-
-    name = skill_name(settings.home.resolve().name, settings.skill_name)
-    if not settings.qdrant_url and not has_data(settings.data_dir):
-        print("nothing is ingested yet: the skill says what the declarations say", file=sys.stderr)
-        listing = load_catalog(settings).served
-        skill = build_skill(outline(name, settings.pipelines_dir, settings.collections_dir, listing), listing, None)
-    else:
-        with Loader(settings) as loader:
-            gateway = Gateway.load(loader, strict=False)
-            for runtime in gateway.tools.values():
-                if runtime.pipeline is not None:
-                    runtime.pipeline.pipeline.warm_up()
-            served = {n: runtime.declaration for n, runtime in gateway.tools.items()}
-            project = outline(name, settings.pipelines_dir, settings.collections_dir, served)
-            skill = build_skill(project, served, gateway.tools)
-    if args.out is None:
-        print(skill.main, end="")
-        return ExitCode.OK
-    skill.write(args.out)
-    print(f"wrote {', '.join(sorted(skill.files))} into {args.out}", file=sys.stderr)
     return ExitCode.OK
 
 

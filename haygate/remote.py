@@ -1,5 +1,5 @@
 """The `haygate` commands that go through a running server: `ingest`, and those that are one of the gateway's
-operations (`OPERATED`: `call`, `delete`, `stats`, `validate`, `examples`).
+operations (`OPERATED`: `call`, `delete`, `stats`, `validate`, `examples`, `skill`).
 
 While a server holds a data dir the command never opens its shards: it sends the work to the server, which
 does it with the same code. Nothing here imports Haystack, the models or the stores, so a command that a
@@ -282,6 +282,20 @@ def print_examples(reply: dict[str, Any], args: argparse.Namespace, served: bool
     return apply_examples(reply["tools"], args.yes)
 
 
+def print_skill(reply: dict[str, Any], args: argparse.Namespace, served: bool) -> int:
+    """SKILL.md on stdout, or every file of the skill written into `--out`."""
+    if not reply["from_data"]:
+        print("nothing is ingested yet: the skill says what the declarations say", file=sys.stderr)
+    if args.out is None:
+        print(reply["files"]["SKILL.md"], end="")
+        return ExitCode.OK
+    from haygate.text.folder import write_folder
+
+    write_folder(args.out, reply["files"])
+    print(f"wrote {', '.join(sorted(reply['files']))} into {args.out}", file=sys.stderr)
+    return ExitCode.OK
+
+
 OPERATED: dict[str, Operated] = {
     "cmd_call": Operated("call", lambda a: {"tool": a.tool, "arguments": parse_arguments(a.arguments)}, print_call),
     "cmd_delete": Operated("delete", lambda a: {"collection": a.collection, "ids": a.ids}, print_deleted),
@@ -290,6 +304,7 @@ OPERATED: dict[str, Operated] = {
         "validate", lambda a: {"files": [str(Path(f).resolve()) for f in a.files or []]}, report_validation
     ),
     "cmd_examples": Operated("examples", lambda a: {"tool": a.tool}, print_examples),
+    "cmd_skill": Operated("skill", lambda a: {}, print_skill),
 }
 FORWARDED = {"cmd_ingest", *OPERATED}  # what a running server takes over
 

@@ -23,10 +23,12 @@ from haygate.console.pages import (
     shown_path,
 )
 from haygate.errors import InvalidRequestError, NotFoundError
+from haygate.gateway.operations import operation
 from haygate.server.replies import listed
 from haygate.server.routes import served
 from haygate.server.routes.envelope import answers
 from haygate.server.routes.reading import bounded_int, json_object
+from haygate.server.workspace import ServedWorkspace
 
 API = f"/api{CONSOLE}"
 PAGE_SIZE, MAX_PAGE_SIZE = 20, 200
@@ -186,11 +188,15 @@ async def judged_set(request: Request) -> dict[str, Any]:
 
 @answers
 async def save_judged_set(request: Request) -> dict[str, Any]:
+    """The gateway's `save_judged_set` operation, the set named by the path (a `name` in the body is not read)."""
     serving = served(request)
     serving.check_writes()
     body = await json_object(request)
-    root, name = serving.service.settings.judged_sets_dir, request.path_params["name"]
-    return await anyio.to_thread.run_sync(judging.save_set, root, name, body, set(serving.service.listing()))
+    workspace = ServedWorkspace(serving.service, serving.transport)
+    saving = {**body, "name": request.path_params["name"]}
+    saved = await anyio.to_thread.run_sync(operation("save_judged_set"), workspace, saving)
+    answer: dict[str, Any] = saved.model_dump(mode="json")
+    return answer
 
 
 async def requested_ids(request: Request, what: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""A judged set's files, as `haygate eval --judged` reads them and the console's Judge tab writes them.
+"""A judged set's files, as `haygate eval --judged` reads them and the console's Judge tab saves them.
 
 A judged set is a folder (`evaluation/<set>/` in a project): `eval.yaml` (`JudgedSetSpec`: which tool, how it
 is called, over which corpus), `queries.jsonl` (`{_id, text, metadata}`, BEIR's layout) and
@@ -8,22 +8,24 @@ names a record or a section of the corpus (`haygate.ingest.judged`). The Judge t
 moved.
 
 The readers are strict: the first problem is a DatasetError naming the file and the line. This module is the
-format's one reader and one writer: `haygate eval` (`evaluation.datasets`) and the Judge tab (`console.judging`)
-both go through it.
+format's one reader and one writer: `haygate eval` (`evaluation.datasets`) and the Judge tab (`console.judging`
+reads, the gateway's `save_judged_set` operation saves, `save_set`) both go through it.
 """
 
 import csv
 import json
 import os
+import re
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
 from haygate import yamlfile
-from haygate.errors import DatasetError
+from haygate.errors import DatasetError, InvalidRequestError
 from haygate.ingest.readers import read_records
 
 SPEC_FILE = "eval.yaml"
@@ -32,6 +34,9 @@ JUDGING_FILE = "judging.json"  # the Judge tab's record of what each query ranke
 QRELS_HEADER = ["query-id", "corpus-id", "score"]
 QUERY_SLOT = "{query}"  # in `arguments`, a string that is exactly this becomes the judged query's text
 GRADES = range(0, 4)  # 0 not relevant, 1 partly, 2 relevant, 3 exactly what was asked
+SET_NAME = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+SPLIT_NAME = r"^[a-z0-9][a-z0-9_-]{0,31}$"
+QUERY_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
 
 
 class JudgedSetSpec(BaseModel):
@@ -74,6 +79,45 @@ class JudgedSetSpec(BaseModel):
         default_factory=lambda: ["ndcg@10", "mrr@10", "recall@10"],
         min_length=1,
         description="ranx metrics, e.g. ndcg@10, mrr@10, recall@10, precision@5, map@100.",
+    )
+
+
+# A query's grades by judged id. What a qrels line can hold and read back is published in the schema, and
+# checked by `checked`, whose refusal names the grade and the rule.
+JudgedGrades = Annotated[
+    dict[str, int],
+    WithJsonSchema(
+        {
+            "type": "object",
+            "propertyNames": {"pattern": r"^\S([^\t\r\n]*\S)?$"},
+            "additionalProperties": {"type": "integer", "minimum": GRADES.start, "maximum": GRADES.stop - 1},
+        }
+    ),
+]
+
+
+class JudgedQuery(BaseModel):
+    """One judged query."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=QUERY_ID, description="The query's id, as the qrels name it.")
+    text: str = Field(min_length=1, max_length=2000, pattern=r"\S", description="What the query asks.")
+    arguments: dict[str, Any] | None = Field(None, description="Its own arguments, over the set's (filters).")
+
+
+class SavedSet(BaseModel):
+    """What the Judge tab saves: one split's queries and grades."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str = Field(min_length=1, description="The served tool the queries are judged on.")
+    level: Literal["record", "section"] = Field(description="What a grade names: a whole record or a section.")
+    split: str = Field("test", pattern=SPLIT_NAME, description="The split saved (the others are kept as they are).")
+    queries: list[JudgedQuery] = Field(min_length=1, max_length=5000, description="The split's queries.")
+    grades: dict[str, JudgedGrades] = Field(default_factory=dict, description="query id -> judged id -> 0..3")
+    seen: dict[str, list[str]] = Field(
+        default_factory=dict, description="query id -> the judged ids in the order the tool ranked them"
     )
 
 
@@ -240,3 +284,90 @@ def write_whole(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+# -- the Judge tab's save ---------------------------------------------------------------------------------
+
+
+def set_folder(root: Path, name: str) -> Path:
+    if not re.match(SET_NAME, name):
+        msg = f"a judged set's name is lowercase letters, digits, '-' and '_' (up to 64), got {name!r}"
+        raise InvalidRequestError(msg, {"field": "name"})
+    return root / name
+
+
+def save_set(root: Path, name: str, body: Any, served: set[str]) -> dict[str, Any]:
+    """Write one split of a judged set, keeping the other splits' queries and grades and any eval.yaml keys
+    the tab does not set (a corpus, metrics)."""
+    saved = checked(body, served)
+    ids = [q.id for q in saved.queries]
+    folder = set_folder(root, name)
+    folder.mkdir(parents=True, exist_ok=True)
+    spec = read_spec(folder).model_dump(mode="json", exclude_none=True) if (folder / SPEC_FILE).is_file() else {}
+    spec.setdefault("arguments", {"query": QUERY_SLOT})
+    spec.update(tool=saved.tool, level=saved.level)
+    JudgedSetSpec.model_validate(spec)
+
+    queries = {q: entry for q, entry in read_set_queries(folder).items() if entry["split"] != saved.split}
+    taken = sorted(set(ids) & set(queries))
+    if taken:
+        msg = f"judged set: query ids {taken} belong to another split of '{name}'; a query id names one query"
+        raise InvalidRequestError(msg, {"field": "queries"})
+    for query in saved.queries:
+        queries[query.id] = {"id": query.id, "text": query.text, "arguments": query.arguments, "split": saved.split}
+    grades = read_all_grades(folder, set(queries))
+    grades[saved.split] = {q: dict(judged) for q, judged in saved.grades.items() if judged}
+    judging = read_judging(folder)
+    at = datetime.now(UTC).isoformat(timespec="seconds")
+    before = judging.get(saved.split, {}) if isinstance(judging.get(saved.split), dict) else {}
+    judging[saved.split] = {
+        q: before[q]
+        if isinstance(before.get(q), dict) and before[q].get("ranking") == ranking
+        else {"ranking": ranking, "at": at}
+        for q, ranking in saved.seen.items()
+    }
+
+    write_set(folder, queries, grades, spec, judging)
+    judged_count = sum(len(docs) for docs in grades[saved.split].values())
+    return {
+        "name": name,
+        "folder": f"{root.name}/{name}",
+        "split": saved.split,
+        "queries": len(saved.queries),
+        "judged": judged_count,
+    }
+
+
+def checked(body: Any, served: set[str]) -> SavedSet:
+    """What the tab sent, refused (with where) unless it would read back as it was saved."""
+    try:
+        saved = SavedSet.model_validate(body)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"]) or "body"
+        raise InvalidRequestError(f"judged set: {where}: {problem['msg']}", {"field": where}) from None
+    if saved.tool not in served:
+        msg = f"tool '{saved.tool}' is not served here; served: {', '.join(sorted(served))}"
+        raise InvalidRequestError(msg, {"field": "tool"})
+    ids = [q.id for q in saved.queries]
+    if len(set(ids)) != len(ids):
+        raise InvalidRequestError("judged set: two queries have one id", {"field": "queries"})
+    for query_id, judged in saved.grades.items():
+        if query_id not in ids:
+            raise InvalidRequestError(f"judged set: grades for '{query_id}', which is no query", {"field": "grades"})
+        bad = {doc: grade for doc, grade in judged.items() if grade not in range(4) or not _usable_id(doc)}
+        if bad:
+            msg = (
+                f"judged set: query '{query_id}': a grade is 0, 1, 2 or 3 for an id with no tab, line break or "
+                f"surrounding space, got {bad}"
+            )
+            raise InvalidRequestError(msg, {"field": "grades"})
+    strays = sorted(set(saved.seen) - set(ids))
+    if strays:
+        raise InvalidRequestError(f"judged set: rankings seen for {strays}, which are no queries", {"field": "seen"})
+    return saved
+
+
+def _usable_id(judged_id: str) -> bool:
+    """An id a qrels line can hold and read back as it was: no tab or line break, no surrounding space."""
+    return bool(judged_id) and judged_id == judged_id.strip() and not any(c in judged_id for c in "\t\r\n")

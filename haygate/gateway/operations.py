@@ -9,18 +9,21 @@ A new operation is a request model, a reply model, a function and a row here; a 
 in `haygate.remote.OPERATED`, and it works beside a running server with no more code.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
 
 from haygate.errors import InvalidRequestError, NotFoundError
+from haygate.gateway.judged_sets import SET_NAME, SavedSet, save_set
+from haygate.ingest.report import IngestReport
 from haygate.settings import Settings
 
 if TYPE_CHECKING:  # Haystack's: the table is read where no pipeline runs (the server's OpenAPI, a handshake)
+    from haygate.gateway.declarations import ToolDeclaration
     from haygate.gateway.loader import Loader
     from haygate.gateway.runtime import Gateway
     from haygate.gateway.writer import Writer
@@ -53,6 +56,15 @@ class Workspace(Protocol):
 
     def health(self, verbose: bool) -> dict[str, Any]:
         """The service's status; `verbose`: with its collections and calls."""
+        ...
+
+    def listing(self) -> dict[str, "ToolDeclaration"]:
+        """The tools served, by name (their declarations, read without building a pipeline)."""
+        ...
+
+    def reload(self) -> dict[str, Any] | None:
+        """The tools rebuilt from the configuration on disk and swapped in if every check passes (`reloaded`,
+        `tools`, `problems`); None where no server serves them, so there is nothing to reload."""
         ...
 
 
@@ -139,6 +151,81 @@ class ExamplesReply(BaseModel):
     tools: dict[str, Proposal] = Field(description="Per tool, the examples drawn for its parameters.")
 
 
+class UpsertRequest(Request):
+    collection: str = Field(min_length=1, description="The collection to write the records into.")
+    records: list[dict[str, Any]] = Field(
+        min_length=1,
+        description="Records (JSON objects), each mapped as the collection's YAML declares and written through its "
+        "indexing pipeline: a record that does not fit is refused with why, the rest land.",
+    )
+
+
+class Ingested(RootModel):  # type: ignore[type-arg]  # RootModel[IngestReport] would build its schema at import
+    """What a write did with each record: added, updated, unchanged or refused (with why); the ingest's report."""
+
+    model_config = ConfigDict(defer_build=True)  # built at the first write: a server's start reads the table
+
+    root: IngestReport
+
+
+class ReloadRequest(Request):
+    """Nothing to say: the configuration is read as it is on disk."""
+
+
+class Reloaded(BaseModel):
+    """A reload of configs/ and pipelines/: swapped in only if every check passed."""
+
+    reloaded: bool = Field(description="Whether the new configuration is serving now.")
+    running: bool = Field(
+        True,
+        description="Whether a server serves the tools: without one nothing is reloaded (a server reads the "
+        "configuration as it is when it starts, and reloads it when a file changes).",
+    )
+    tools: list[str] = Field(description="The tools served now (none where no server runs).")
+    problems: list[str] = Field(
+        description="Why it was not swapped in: what the configuration gets wrong (the old tools keep serving), "
+        "or that no server runs."
+    )
+
+
+class SkillRequest(Request):
+    """Nothing to say: the skill is the project's, for the tools served."""
+
+
+class SkillReply(BaseModel):
+    """The project's skill for agents (a server's MCP serves it as `skill://<name>/...`), as `haygate skill`
+    prints it."""
+
+    name: str = Field(description="The skill's name: the project's (`HAYGATE_SKILL_NAME`, else its folder's).")
+    description: str = Field(description="What it is for, as SKILL.md's front matter says.")
+    files: dict[str, str] = Field(description="Each file's text by its path in the skill: SKILL.md, tools/<tool>.md.")
+    from_data: bool = Field(
+        description="Whether its example calls ran on ingested data (false: nothing is ingested yet, and it says "
+        "what the declarations say)."
+    )
+
+
+class SaveJudgedSetRequest(SavedSet, Request):
+    """One split of a judged set, as the console's Judge tab saves it."""
+
+    model_config = ConfigDict(defer_build=True)  # built at the first save, not at a server's start
+
+    name: str = Field(
+        description="The set: its folder under the project's evaluation/ (a-z, 0-9, '-', '_').",
+        json_schema_extra={"pattern": SET_NAME},  # published; refused by `set_folder`, which says what a name is
+    )
+
+
+class JudgedSetSaved(BaseModel):
+    """What a judged set's save wrote."""
+
+    name: str = Field(description="The judged set.")
+    folder: str = Field(description="Its folder, under the project (`evaluation/<name>`).")
+    split: str = Field(description="The split saved (the others were kept as they were).")
+    queries: int = Field(description="The split's queries.")
+    judged: int = Field(description="The split's grades, 0 (judged, not relevant) included.")
+
+
 Q = TypeVar("Q", bound=Request)
 R = TypeVar("R", bound=BaseModel)
 
@@ -208,6 +295,68 @@ def examples(workspace: Workspace, request: ExamplesRequest) -> ExamplesReply:
     return ExamplesReply(tools=proposals)
 
 
+def upsert(workspace: Workspace, request: UpsertRequest) -> Ingested:
+    return write_records(workspace, request.collection, request.records)
+
+
+def write_records(workspace: Workspace, collection: str, records: Sequence[Any]) -> Ingested:
+    """Records written through the collection's indexing pipeline, each mapped as its YAML declares: JSON objects
+    (the `upsert` operation's), or records a reader read from a file sent as it is (a server's PUT of CSV,
+    Markdown or JSONL), with a line that could not be read refused alone."""
+    return Ingested.model_validate(workspace.writing(lambda writer: writer.upsert(collection, records)))
+
+
+NOTHING_TO_RELOAD = (
+    "no haygate server runs on {data_dir}: nothing is served, so nothing was reloaded (a server reads configs/ and "
+    "pipelines/ as they are when it starts; `haygate validate` checks them now)"
+)
+
+
+def reload(workspace: Workspace, request: ReloadRequest) -> Reloaded:
+    """The server's tools rebuilt from the YAML as it is now, swapped in only if every one builds and warms up.
+    Where no server runs (this process holds the data), nothing serves: a reply that says so, not an error, so a
+    caller reads one reply whichever door it asked."""
+    done = workspace.reload()
+    if done is None:
+        problem = NOTHING_TO_RELOAD.format(data_dir=workspace.settings.data_dir)
+        return Reloaded(reloaded=False, running=False, tools=[], problems=[problem])
+    return Reloaded.model_validate(done)
+
+
+def skill(workspace: Workspace, request: SkillRequest) -> SkillReply:
+    """The skill a server of this project serves (`skill://<name>/SKILL.md`), its example calls run on the
+    ingested data (with nothing ingested, it says what the declarations say). The data's owner asks for it
+    (`owner_only`): it builds every tool and runs their example calls each time, a cost a client beyond this
+    machine should not be able to repeat at will; such a client reads the same skill from the server's MCP
+    resources, made once per change of the tools."""
+    from haygate.gateway.instructions import outline, skill_name
+    from haygate.gateway.skill import build_skill
+    from haygate.gateway.workspace import has_data
+
+    settings = workspace.settings
+    name = skill_name(settings.home.resolve().name, settings.skill_name)
+    from_data = bool(settings.qdrant_url) or has_data(settings.data_dir)
+    if not from_data:
+        listing = workspace.listing()
+        built = build_skill(outline(name, settings.pipelines_dir, settings.collections_dir, listing), listing, None)
+    else:
+        with workspace.serving() as gateway:
+            for runtime in gateway.tools.values():
+                if runtime.pipeline is not None:
+                    runtime.pipeline.pipeline.warm_up()
+            served = {n: runtime.declaration for n, runtime in gateway.tools.items()}
+            project = outline(name, settings.pipelines_dir, settings.collections_dir, served)
+            built = build_skill(project, served, gateway.tools)
+    return SkillReply(name=built.name, description=built.description, files=built.files, from_data=from_data)
+
+
+def save_judged_set(workspace: Workspace, request: SaveJudgedSetRequest) -> JudgedSetSaved:
+    """One split of a judged set written into the project (`evaluation/<name>/`, `haygate eval --judged` reads
+    it), its queries judged on a tool served here; the other splits' queries and grades are kept."""
+    root = workspace.settings.judged_sets_dir
+    return JudgedSetSaved.model_validate(save_set(root, request.name, request, set(workspace.listing())))
+
+
 def declaration_file(home: Path, name: str) -> Path:
     """A declaration file, absolute or relative to the project, in configs/tools/ or not (a draft checked before
     it is put there): the same file whichever door checks it."""
@@ -225,6 +374,13 @@ OPERATIONS: dict[str, Operation[Any, Any]] = {
         Operation("health", "The service's status.", HealthRequest, HealthReply, health),
         Operation("validate", "Every check, on the data.", ValidateRequest, ValidationReply, check, owner_only=True),
         Operation("examples", "Examples from the data.", ExamplesRequest, ExamplesReply, examples, owner_only=True),
+        Operation("skill", "The project's skill for agents.", SkillRequest, SkillReply, skill, owner_only=True),
+        Operation("upsert", "Write records.", UpsertRequest, Ingested, upsert, writes=True),
+        # a reload changes what every client is served: it is refused where writes are
+        Operation("reload", "Reload configs/ and pipelines/.", ReloadRequest, Reloaded, reload, writes=True),
+        Operation(
+            "save_judged_set", "Save a judged set.", SaveJudgedSetRequest, JudgedSetSaved, save_judged_set, writes=True
+        ),
     )
 }
 

@@ -7,6 +7,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from haygate.gateway.catalog import load_catalog
+from haygate.gateway.declarations import ToolDeclaration
 from haygate.gateway.loader import Loader
 from haygate.gateway.runtime import Gateway
 from haygate.gateway.writer import Writer
@@ -58,3 +60,11 @@ class LocalWorkspace:
         """No server runs: the collections as they lie on disk, and no calls."""
         with Loader(self.settings) as loader:
             return {"status": "not running", "collections": loader.collection_stats(), "calls": {}}
+
+    def listing(self) -> dict[str, ToolDeclaration]:
+        """The tools a server of this configuration would serve, as their declarations say."""
+        return load_catalog(self.settings).served
+
+    def reload(self) -> None:
+        """No server runs: nothing serves, so there is nothing to reload."""
+        return None

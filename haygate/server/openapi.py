@@ -243,14 +243,23 @@ def call_request(listing: dict[str, ToolDeclaration]) -> dict[str, Any]:
     }
 
 
+def request_schema(name: str, model: str, listing: dict[str, ToolDeclaration]) -> dict[str, Any]:
+    """An operation's body: its request model, with the tool it names one of those served (`call`: typed per
+    tool; `save_judged_set`: the tool its queries are judged on)."""
+    if name == "call":
+        return call_request(listing)
+    reference = {"$ref": REF_TEMPLATE.format(model=model)}
+    if name == "save_judged_set":
+        return {"allOf": [reference, {"properties": {"tool": {"enum": sorted(listing)}}}]}
+    return reference
+
+
 def gateway_operations(secured: bool, listing: dict[str, ToolDeclaration]) -> dict[str, Any]:
     """`POST /api/operations/<name>`: one path per operation of the table, its body the request model."""
     paths = {}
     for op in public_operations():
         codes = (*(WRITE_ERRORS if op.writes else CALL_ERRORS), *(("UNAUTHORIZED",) if secured else ()))
-        schema_of = (
-            call_request(listing) if op.name == "call" else {"$ref": REF_TEMPLATE.format(model=op.request.__name__)}
-        )
+        schema_of = request_schema(op.name, op.request.__name__, listing)
         paths[f"/api/operations/{op.name}"] = {
             "post": {
                 "operationId": f"operation_{op.name}",

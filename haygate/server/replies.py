@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from haygate.errors import HTTP_STATUS
-from haygate.gateway.operations import Deleted
+from haygate.gateway.operations import Deleted, Reloaded
 from haygate.ingest.report import IngestReport
 from haygate.server.service import State
 
@@ -24,14 +24,6 @@ class Error(BaseModel):
     """Every failure, from every route (MCP's `isError` results carry the same object)."""
 
     error: ErrorBody = Field(description="The one error the request got.")
-
-
-class Reloaded(BaseModel):
-    """A reload of configs/ and pipelines/: swapped in only if every check passed."""
-
-    reloaded: bool = Field(description="Whether the new configuration is serving now.")
-    tools: list[str] = Field(description="The tools served now.")
-    problems: list[str] = Field(description="Why it was not swapped in (the old tools keep serving).")
 
 
 class RefusedReload(BaseModel):

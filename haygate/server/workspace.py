@@ -11,6 +11,7 @@ import anyio.from_thread
 from haygate.server.service import GatewayService
 
 if TYPE_CHECKING:  # Haystack's: this module is imported with the routes, at a server's start
+    from haygate.gateway.declarations import ToolDeclaration
     from haygate.gateway.loader import Loader
     from haygate.gateway.runtime import Gateway
     from haygate.gateway.writer import Writer
@@ -54,3 +55,10 @@ class ServedWorkspace:
 
     def health(self, verbose: bool) -> dict[str, Any]:
         return self.service.health(verbose)
+
+    def listing(self) -> dict[str, "ToolDeclaration"]:
+        return self.service.listing()
+
+    def reload(self) -> dict[str, Any]:
+        result = self.service.reload()
+        return {"reloaded": result.swapped, "tools": result.tools, "problems": result.problems}

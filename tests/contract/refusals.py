@@ -1,5 +1,5 @@
-"""Where a request the published schema admits may still be refused: one rule, shared by Schemathesis'
-check (`hooks.py`) and the fuzz suite (`tests/integration/test_fuzz.py`).
+"""Where a request the published schema admits may still be refused: one rule per operation, shared by
+Schemathesis' checks (`hooks.py`) and the fuzz suite (`tests/integration/test_fuzz.py`).
 
 `search` in match_mode "raw" parses a query language (phrases, prefix*, AND, OR, NOT, parentheses) that JSON
 Schema has no grammar for, so a string the schema admits can be a malformed raw query. Such a request is
@@ -44,3 +44,25 @@ def has_no_terms(query: str) -> bool:
         return not tokenize(query)
     except QuerySyntaxError:  # a quote left open, say: the syntax error the rule allows
         return False
+
+
+JUDGED_SET_PATH = "/api/operations/save_judged_set"
+# What JSON Schema cannot say of a judged set: that grades and rankings name its queries, that no two queries
+# share an id, and (a rule of the sets already saved) that a query id names one query across the set's splits.
+JUDGED_SET_RULES = {
+    "grades": ("which is no query",),
+    "seen": ("which are no queries",),
+    "queries": ("two queries have one id", "belong to another split"),
+}
+
+
+def is_judged_set_cross_field_refusal(answer: Any) -> bool:
+    """Whether `answer` (the error envelope a save got) refuses a judged set for one of `JUDGED_SET_RULES`: the
+    only refusals a schema-valid save may get."""
+    error = answer.get("error") if isinstance(answer, dict) else None
+    if not isinstance(error, dict) or error.get("code") != "VALIDATION_ERROR":
+        return False
+    details = error.get("details")
+    field = details.get("field") if isinstance(details, dict) else None
+    message = str(error.get("message", ""))
+    return any(rule in message for rule in JUDGED_SET_RULES.get(str(field), ()))

@@ -22,7 +22,7 @@ from fastmcp import Client
 
 from tests.support.cache import copy_tree
 from tests.support.installed import require
-from tests.support.project import PROJECT
+from tests.support.project import PROJECT, copy_project
 from tests.support.serving import served_process
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -39,7 +39,10 @@ def served(tmp_path_factory: pytest.TempPathFactory, ingested_samples: Path) -> 
     """`haygate serve --http` at admin tier (the write routes and tools too) on a copy of the samples, as
     `http://localhost:PORT`: the MCP suite's DNS-rebinding scenario needs a localhost URL."""
     root = tmp_path_factory.mktemp("contract")
-    with served_process(copy_tree(ingested_samples, root / "data"), host="localhost", tier="admin") as url:
+    home = copy_project(root / PROJECT.name)  # what it writes into the project (a judged set) goes into a copy
+    with served_process(
+        copy_tree(ingested_samples, root / "data"), host="localhost", tier="admin", home=str(home)
+    ) as url:
         yield url
 
 

@@ -1,5 +1,6 @@
 """Operations: `/health`, `/metrics`, `/openapi.json` with its page at `/docs`, and `POST /api/admin/reload`
-(the owner's socket serves the gateway's operations table too: `routes.operations`)."""
+(the gateway's `reload` operation, answered 422 when it was refused; the gateway's operations table is
+`routes.operations`)."""
 
 from typing import Any
 
@@ -8,21 +9,23 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from haygate.gateway.operations import operation
 from haygate.server.openapi import API_PAGE, openapi_document
-from haygate.server.replies import Reloaded
 from haygate.server.routes import served
 from haygate.server.routes.envelope import answers
 from haygate.server.routes.reading import query_flag
+from haygate.server.workspace import ServedWorkspace
 
 
 @answers
 async def reload(request: Request) -> JSONResponse:
-    """Swapped in (200), or not, with the problems (422: the old tools keep serving)."""
+    """The gateway's `reload` operation (as `POST /api/operations/reload` runs it), answered with its status:
+    swapped in (200), or not, with the problems (422: the old tools keep serving)."""
     serving = served(request)
     serving.check_writes()
-    result = await anyio.to_thread.run_sync(serving.service.reload)
-    reply = Reloaded(reloaded=result.swapped, tools=result.tools, problems=result.problems)
-    return JSONResponse(reply.model_dump(mode="json"), status_code=200 if result.swapped else 422)
+    workspace = ServedWorkspace(serving.service, serving.transport)
+    reply = await anyio.to_thread.run_sync(operation("reload"), workspace, {})
+    return JSONResponse(reply.model_dump(mode="json"), status_code=200 if reply.reloaded else 422)
 
 
 @answers

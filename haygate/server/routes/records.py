@@ -1,15 +1,18 @@
 """`PUT` and `DELETE /api/collections/{collection}/records`: records written through the collection's own
-ingest (`Writer`), answered with its report, or deleted by id."""
+ingest (the gateway's `upsert` operation's work, on a JSON array, JSONL, CSV or a Markdown file), answered with
+its report, or deleted by id."""
 
 import io
 import json
 from pathlib import PurePosixPath
 from typing import Any
 
+import anyio
 from starlette.requests import Request
 from starlette.routing import Route
 
 from haygate.errors import InvalidRequestError
+from haygate.gateway.operations import write_records
 from haygate.ingest.readers import (
     MARKDOWN_SUFFIXES,
     SourceRecord,
@@ -22,6 +25,7 @@ from haygate.server.boundary import JSONL_TYPES
 from haygate.server.routes import served
 from haygate.server.routes.envelope import answers
 from haygate.server.routes.reading import json_body, no_json_constant
+from haygate.server.workspace import ServedWorkspace
 
 RECORDS = "/api/collections/{collection}/records"
 
@@ -64,14 +68,18 @@ async def read_records(request: Request) -> list[SourceRecord]:
 
 @answers
 async def put_records(request: Request) -> dict[str, Any]:
-    """The collection's `IngestReport` (`replies.schemas` publishes its schema)."""
+    """The collection's `IngestReport` (`replies.schemas` publishes its schema): the work of the gateway's
+    `upsert` operation (`operations.write_records`), on records read from any of the bodies it takes."""
     serving = served(request)
     serving.check_writes()
     collection = request.path_params["collection"]
     records = await records_body(request)
     if not records:
         raise InvalidRequestError("no records in the body", {"field": "records"})
-    return await serving.service.write(lambda gateway: gateway.writer.upsert(collection, records))
+    workspace = ServedWorkspace(serving.service, serving.transport)
+    written = await anyio.to_thread.run_sync(write_records, workspace, collection, records)
+    answer: dict[str, Any] = written.model_dump(mode="json")
+    return answer
 
 
 @answers

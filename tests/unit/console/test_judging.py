@@ -1,5 +1,5 @@
-"""The Judge tab's files (`haygate.console.judging`): a set saved, read back, and refused where it would not
-read back as it was saved."""
+"""The Judge tab's files: a set saved (`haygate.gateway.judged_sets.save_set`, the `save_judged_set` operation's
+work), read back (`haygate.console.judging`), and refused where it would not read back as it was saved."""
 
 from pathlib import Path
 
@@ -7,6 +7,7 @@ import pytest
 
 from haygate.console import judging
 from haygate.errors import InvalidRequestError
+from haygate.gateway.judged_sets import save_set
 
 SERVED = {"search_docs"}
 
@@ -27,7 +28,7 @@ def body(split: str = "test", **changes: object) -> dict:  # type: ignore[type-a
 
 
 def test_a_saved_split_reads_back_with_its_zero_grades_and_rankings(tmp_path: Path) -> None:
-    saved = judging.save_set(tmp_path, "handbook", body(), SERVED)
+    saved = save_set(tmp_path, "handbook", body(), SERVED)
     assert saved == {
         "name": "handbook",
         "folder": f"{tmp_path.name}/handbook",
@@ -45,13 +46,13 @@ def test_a_saved_split_reads_back_with_its_zero_grades_and_rankings(tmp_path: Pa
 
 
 def test_another_split_keeps_the_first_and_may_not_reuse_its_query_ids(tmp_path: Path) -> None:
-    judging.save_set(tmp_path, "handbook", body(), SERVED)
+    save_set(tmp_path, "handbook", body(), SERVED)
     dev = body("dev", queries=[{"id": "d1", "text": "uninstall"}], grades={"d1": {"file:remove.md": 2}}, seen={})
-    judging.save_set(tmp_path, "handbook", dev, SERVED)
+    save_set(tmp_path, "handbook", dev, SERVED)
     assert judging.read_set(tmp_path, "handbook", "test")["grades"]["q1"]["file:install.md"] == 3
     assert judging.read_set(tmp_path, "handbook", "dev")["grades"] == {"d1": {"file:remove.md": 2}}
     with pytest.raises(InvalidRequestError, match=r"query ids \['q1', 'q2'\] belong to another split"):
-        judging.save_set(tmp_path, "handbook", body("dev", grades={}, seen={}), SERVED)
+        save_set(tmp_path, "handbook", body("dev", grades={}, seen={}), SERVED)
 
 
 @pytest.mark.parametrize(
@@ -69,11 +70,11 @@ def test_another_split_keeps_the_first_and_may_not_reuse_its_query_ids(tmp_path:
 )
 def test_what_would_not_read_back_is_refused(tmp_path: Path, changes: dict, problem: str) -> None:  # type: ignore[type-arg]
     with pytest.raises(InvalidRequestError, match=problem):
-        judging.save_set(tmp_path, "handbook", body(**changes), SERVED)
+        save_set(tmp_path, "handbook", body(**changes), SERVED)
     assert not (tmp_path / "handbook" / "qrels").exists()
 
 
 def test_a_set_name_stays_inside_the_folder(tmp_path: Path) -> None:
     for name in ("../out", "Upper", "a/b", ""):
         with pytest.raises(InvalidRequestError, match="a judged set's name"):
-            judging.save_set(tmp_path, name, body(), SERVED)
+            save_set(tmp_path, name, body(), SERVED)
