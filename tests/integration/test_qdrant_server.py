@@ -38,7 +38,7 @@ def test_same_pipeline_runs_on_qdrant_server_store(tmp_path: Path) -> None:
         assert all(r["section_path"].startswith("filters") for r in result["results"])
         assert result["results"][0]["scores"]["dense_rank"] is not None
 
-        info = store._client.get_collection("docs")  # type: ignore[union-attr]
+        info = store.client.get_collection("docs")
         assert set(info.config.params.vectors) == {"text-dense"}  # type: ignore[arg-type]
         assert set(info.config.params.sparse_vectors) == {"text-sparse"}  # type: ignore[arg-type]
 

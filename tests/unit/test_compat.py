@@ -366,3 +366,59 @@ def test_only_compat_reaches_into_fastmcp_the_sdk_or_a_pipelines_graph() -> None
     watched = {name for names in PRIVATE_NAMES.values() for name in names if name.startswith("_")} | {"graph"}
     outside = [p for p in sorted(PACKAGE.rglob("*.py")) if COMPAT not in p.parents]
     assert [hit for path in outside for hit in private_reaches(path, watched)] == []
+
+
+def test_qdrant_haystack_is_the_version_its_hooks_were_read_in() -> None:
+    from haygate.compat import qdrant
+
+    installed = ".".join(qdrant.qdrant_haystack_version().split(".")[:2])
+    assert installed == qdrant.QDRANT_HAYSTACK_TESTED, (
+        f"qdrant-haystack {installed} is installed; haygate.compat.qdrant was read in {qdrant.QDRANT_HAYSTACK_TESTED}: "
+        "check its hooks in the new version, then raise QDRANT_HAYSTACK_TESTED."
+    )
+
+
+def test_the_qdrant_haystack_hooks_are_where_compat_reaches_for_them() -> None:
+    """Each private name `QdrantHooks` forwards is still qdrant-haystack's, called as compat calls it."""
+    import inspect
+
+    from haystack_integrations.document_stores.qdrant import QdrantDocumentStore
+
+    from haygate.compat.qdrant import PRIVATE_NAMES
+
+    [(owner, names)] = PRIVATE_NAMES.items()
+    assert owner.endswith(QdrantDocumentStore.__name__)
+    methods = [name for name in names if name != "_client"]
+    assert all(callable(getattr(QdrantDocumentStore, name, None)) for name in methods), methods
+    set_up = list(inspect.signature(QdrantDocumentStore._set_up_collection).parameters)
+    assert set_up[1:] == [
+        "collection_name",
+        "embedding_dim",
+        "recreate_collection",
+        "similarity",
+        "use_sparse_embeddings",
+        "sparse_idf",
+        "on_disk",
+        "payload_fields_to_index",
+    ]
+    assert "self._client = " in inspect.getsource(QdrantDocumentStore._initialize_client)
+    store = QdrantDocumentStore(location=":memory:", index="hooks", embedding_dim=4, use_sparse_embeddings=True)
+    vectors, sparse = store._prepare_collection_config(4, "Cosine", use_sparse_embeddings=True)  # type: ignore[arg-type]
+    assert isinstance(vectors, dict) and sparse is not None  # named vectors: what `collection_config` extends
+
+
+def test_only_compat_names_qdrant_haystacks_private_hooks() -> None:
+    """No module outside compat reads, sets or overrides one of qdrant-haystack's private hooks, on itself or not:
+    a subclass reaches them through `QdrantHooks`' public names."""
+    from haygate.compat.qdrant import PRIVATE_NAMES
+
+    hooks = {name for names in PRIVATE_NAMES.values() for name in names}
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if COMPAT in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            named = node.attr if isinstance(node, ast.Attribute) else getattr(node, "name", None)
+            if named in hooks and isinstance(node, ast.Attribute | ast.FunctionDef):
+                found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {named}")
+    assert found == []

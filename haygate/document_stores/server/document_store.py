@@ -22,6 +22,7 @@ from haystack_integrations.document_stores.qdrant import QdrantDocumentStore
 from haystack_integrations.document_stores.qdrant.converters import convert_haystack_documents_to_qdrant_points
 from qdrant_client.http import models as rest
 
+from haygate.compat.qdrant import QdrantHooks
 from haygate.document_stores import shared
 from haygate.document_stores.backends import Layout, Place
 from haygate.document_stores.hybrid import BATCH_PENDING, HybridDocumentStore
@@ -55,11 +56,11 @@ class _Serialised:
     read. The stores of one process that share a folder share its client, and this lock with it."""
 
     def __init__(self, client: qdrant_client.QdrantClient) -> None:
-        self._client = client
+        self._wrapped = client
         self._lock = threading.RLock()
 
     def __getattr__(self, name: str) -> Any:
-        attribute = getattr(self._client, name)
+        attribute = getattr(self._wrapped, name)
         if not callable(attribute):
             return attribute
 
@@ -107,7 +108,7 @@ def _location(url: str) -> dict[str, Any]:
     return {"url": url}
 
 
-class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
+class QdrantServerStore(QdrantHooks, HybridDocumentStore):
     """One haygate collection as one Qdrant collection on a server (or in qdrant-client's local mode)."""
 
     def __init__(
@@ -162,29 +163,20 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
             params["api_key"] = Secret.from_dict(params["api_key"])
         return cls(**params)
 
-    def _initialize_client(self) -> None:
+    def connect(self) -> None:
         """On a server, qdrant-haystack's own client; in local mode, the process's one client of the folder."""
-        if self.path is None or self._client is not None:
-            super()._initialize_client()
+        if self.path is None or self.client is not None:
+            super().connect()
             return
         key = str(Path(self.path).resolve())
         with _LOCAL_LOCK:
             client, holders = _LOCAL_CLIENTS.get(key) or (_Serialised(qdrant_client.QdrantClient(path=self.path)), 0)
             _LOCAL_CLIENTS[key] = (client, holders + 1)
-        self._client = client  # type: ignore[assignment]  # the folder's client, its calls serialised
-        self._set_up_collection(
-            self.index,
-            self.embedding_dim,
-            self.recreate_index,
-            self.similarity,
-            self.use_sparse_embeddings,
-            self.sparse_idf,
-            self.on_disk,
-            self.payload_fields_to_index,
-        )
+        self.client = client  # the folder's client, its calls serialised
+        self.set_up_collection(self.recreate_index)
 
     def close(self) -> None:
-        if self.path is None or self._client is None:
+        if self.path is None or self.client is None:
             super().close()
             return
         key = str(Path(self.path).resolve())
@@ -195,11 +187,10 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
             else:
                 del _LOCAL_CLIENTS[key]
                 client.close()
-        self._client = None
+        self.client = None
 
-    def _prepare_collection_config(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    def collection_config(self, vectors: Any, sparse: Any) -> tuple[Any, Any]:
         """qdrant-haystack's layout, plus the passage multivector when the collection keeps passages."""
-        vectors, sparse = super()._prepare_collection_config(*args, **kwargs)
         if self.passages and isinstance(vectors, dict):  # named vectors: always, with the sparse one
             dense = vectors[DENSE_VECTORS_NAME]
             vectors = {
@@ -215,9 +206,9 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         return vectors, sparse
 
     def _connected(self) -> Any:
-        self._initialize_client()
-        assert self._client is not None
-        return self._client
+        self.connect()
+        assert self.client is not None
+        return self.client
 
     def exists(self) -> bool:
         return bool(self._connected().collection_exists(self.index))
@@ -319,17 +310,8 @@ class QdrantServerStore(QdrantDocumentStore, HybridDocumentStore):
         self._connected().delete(self.index, points_selector=rest.FilterSelector(filter=condition), wait=True)
 
     def _delete_all(self, recreate: bool) -> None:
-        if recreate:  # qdrant-haystack's set-up, with our layout (`_prepare_collection_config`) and indexes
-            self._set_up_collection(
-                self.index,
-                self.embedding_dim,
-                True,
-                self.similarity,
-                self.use_sparse_embeddings,
-                self.sparse_idf,
-                self.on_disk,
-                self.payload_fields_to_index,
-            )
+        if recreate:  # qdrant-haystack's set-up, with our layout (`collection_config`) and indexes
+            self.set_up_collection(recreate=True)
             return
         everything = rest.FilterSelector(filter=rest.Filter(must=[]))
         self._connected().delete(self.index, points_selector=everything, wait=True)
