@@ -12,20 +12,55 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import qdrant_edge as qe
 
 from haygate.document_stores.edge.faults import folder_bytes
+from haygate.document_stores.hybrid import ReadWriteLock
 from haygate.errors import StorageError
-
-if TYPE_CHECKING:
-    from haygate.document_stores.edge.document_store import EdgeDocumentStore, OpenShard
 
 logger = logging.getLogger(__name__)
 
 BUILDING = ".building"  # in the data dir: copies of shards whose indexes another process builds
+
+
+class Held(Protocol):
+    """The open shard as a build sees it (`EdgeDocumentStore`'s `OpenShard`)."""
+
+    shard: qe.EdgeShard
+    dirty: bool
+    writes: int
+    building: threading.Lock
+
+
+class Building(Protocol):
+    """What a build aside asks of the store whose shard it builds (`EdgeDocumentStore`)."""
+
+    collection: str
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def _open_shard(self) -> Held: ...
+
+    @property
+    def _lock(self) -> ReadWriteLock: ...
+
+    def exists(self) -> bool: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+    def _check_space(self, action: str, needed: int) -> None: ...
+
+    def _edge(self, action: str) -> AbstractContextManager[None]: ...
+
+    def _open(self) -> qe.EdgeShard: ...
+
+    def _write_manifest(self, shard: qe.EdgeShard, clean: bool, optimized: bool | None = None) -> None: ...
 
 
 def return_freed_memory() -> None:
@@ -45,7 +80,7 @@ def _libc() -> ctypes.CDLL | None:
     return libc if hasattr(libc, "malloc_trim") else None  # glibc only (not musl, not macOS)
 
 
-def build_aside(store: "EdgeDocumentStore", stop: threading.Event | None = None) -> bool:
+def build_aside(store: Building, stop: threading.Event | None = None) -> bool:
     """`optimize()`, in another process, while this one goes on answering: the engine holds the GIL for the whole of
     a build (tens of seconds for a large collection: docs/results/benchmarks.md), so a server never builds in its
     own process.
@@ -99,7 +134,7 @@ def build_aside(store: "EdgeDocumentStore", stop: threading.Event | None = None)
     return True
 
 
-def _build_in_child(store: "EdgeDocumentStore", folder: Path, stop: threading.Event) -> bool:
+def _build_in_child(store: Building, folder: Path, stop: threading.Event) -> bool:
     """Optimize the copy in `folder` in a child process; False when `stop` was set first (the child is
     killed as soon as it is)."""
     if stop.is_set():
@@ -130,7 +165,7 @@ def _build_in_child(store: "EdgeDocumentStore", folder: Path, stop: threading.Ev
     return True
 
 
-def _swap_in(store: "EdgeDocumentStore", open_shard: "OpenShard", copy: Path, old: Path) -> qe.EdgeShard:
+def _swap_in(store: Building, open_shard: Held, copy: Path, old: Path) -> qe.EdgeShard:
     """With the write lock held: the built copy becomes the shard (the shard as it was comes back if the
     copy will not open). Returns the shard it replaced, still open, for the caller to close once the lock
     is released: no search reads it any more, and closing it holds the GIL too."""
