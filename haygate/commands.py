@@ -9,6 +9,7 @@ import logging
 import sys
 import time
 
+from haygate.document_stores import backends
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.edge.repair import repair
 from haygate.errors import ConfigurationError, ExitCode, InvalidRequestError
@@ -35,7 +36,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             chosen = loader.collection(collection)
             options = chosen.schema.read_options(args.include, args.exclude)
             report = ingest_files(chosen, files, progress=args.progress, optimize=args.wait, options=options)
-            if report.written and not args.wait:
+            if report.written and not args.wait and chosen.store.needs_optimizing():
                 print(
                     f"{collection}: written and searchable; `haygate serve` builds its index in the background "
                     f"(or now: `haygate optimize {collection}`, or ingest with --wait)",
@@ -57,6 +58,10 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_optimize(args: argparse.Namespace, settings: Settings) -> int:
+    backend = backends.chosen(settings.store, settings.qdrant_url)
+    if backend != "edge":
+        print(f"{args.collection}: nothing to build: the {backend} store backend indexes as it writes", file=sys.stderr)
+        return ExitCode.OK
     with Loader(settings) as loader:
         store = loader.store(args.collection)  # an unknown collection is an error, not an empty store
         if not store.exists():
@@ -68,9 +73,19 @@ def cmd_optimize(args: argparse.Namespace, settings: Settings) -> int:
     return ExitCode.OK
 
 
+REPAIRS_ITSELF = {
+    "qdrant": "a Qdrant server recovers its own",
+    "memory": "a memory collection is one file, written whole: restore it, or delete it and ingest again",
+}
+OTHER_BACKEND = "this store backend has no repair of haygate's"
+
+
 def cmd_repair(args: argparse.Namespace, settings: Settings) -> int:
-    if settings.qdrant_url:
-        print("error: `repair` mends embedded Qdrant Edge shards; a Qdrant server recovers its own", file=sys.stderr)
+    backend = backends.chosen(settings.store, settings.qdrant_url)
+    if backend != "edge":
+        print(
+            f"error: `repair` mends Qdrant Edge shards; {REPAIRS_ITSELF.get(backend, OTHER_BACKEND)}", file=sys.stderr
+        )
         return ExitCode.CONFIG
     claim_data_dir(settings.data_dir)  # a running server holds the shard: it has to stop first
     with Loader(settings) as loader:

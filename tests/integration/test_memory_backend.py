@@ -65,3 +65,20 @@ def test_every_example_tool_answers_as_on_edge(memory_gateway: Gateway, case: in
         assert keys[:1] == wanted[:1] and sorted(keys) == sorted(wanted)
         return
     assert close(canonical(result), canonical(expected["result"])) == []
+
+
+def test_the_commands_that_mend_edge_shards_say_what_a_memory_collection_needs(
+    memory_settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`optimize` has nothing to build and `repair` nothing to mend on the memory backend: each says so, where
+    `repair` stopped on an assertion (a stack trace) and `optimize` claimed to have optimized."""
+    from haygate.cli import main
+
+    for name, value in {"STORE": "memory", "DATA_DIR": str(memory_settings.data_dir)}.items():
+        monkeypatch.setenv(f"HAYGATE_{name}", value)
+    assert main(["optimize", "memories"]) == 0
+    assert "nothing to build: the memory store backend indexes as it writes" in capsys.readouterr().err
+    assert main(["repair", "memories"]) == 2
+    err = capsys.readouterr().err
+    assert "a memory collection is one file, written whole: restore it, or delete it and ingest" in err
+    assert "Traceback" not in err
