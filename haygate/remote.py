@@ -112,7 +112,7 @@ def ingest_through(
                     report.refused.append(Refusal(index=index, where=record.where, reason=record.error or "no data"))
             report.records += len(batch)
             if sendable:
-                answer = client.upsert(collection, [record.data for _, record in sendable])
+                answer = client.operate("upsert", {"collection": collection, "records": [r.data for _, r in sendable]})
                 report.added += answer["added"]
                 report.updated += answer["updated"]
                 report.unchanged += answer["unchanged"]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from haygate.errors import DatasetError, NotFoundError
 
 if TYPE_CHECKING:
-    from haygate.document_stores.hybrid import HybridDocumentStore
+    pass
 
 from haygate.gateway.judged_sets import (
     SPEC_FILE,
@@ -27,7 +27,7 @@ from haygate.gateway.judged_sets import (
     set_folder,
 )
 
-__all__ = ["SPLIT_NAME", "judged_ids", "list_sets", "read_set"]
+__all__ = ["SPLIT_NAME", "list_sets", "read_set"]
 
 
 def list_sets(root: Path) -> list[dict[str, Any]]:
@@ -74,17 +74,4 @@ def read_set(root: Path, name: str, split: str) -> dict[str, Any]:
         "queries": [{"id": q["id"], "text": q["text"], "arguments": q["arguments"]} for q in kept],
         "grades": grades,
         "seen": {q: entry.get("ranking", []) for q, entry in judging.items()},
-    }
-
-
-def judged_ids(store: "HybridDocumentStore", ids: list[str]) -> dict[str, Any]:
-    """Which of `ids` name a record or a section of a collection, and the closest real ids of the others."""
-    from haygate.ingest.judged import CorpusIds  # Haystack: when a set is judged, not at start-up
-
-    corpus = CorpusIds.of_store(store)
-    return {
-        "records": sorted(i for i in ids if i in corpus.records),
-        "sections": sorted(i for i in ids if i not in corpus.records and corpus.names(i)),
-        "unknown": corpus.unknown(ids),
-        "examples": corpus.examples(),
     }

@@ -17,8 +17,8 @@ from typing import Any
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from haygate.errors import InvalidRequestError, NotFoundError
-from haygate.server.service import GatewayService
+from haygate.errors import NotFoundError
+from haygate.gateway.paths import inside
 
 CONSOLE = "/console"
 CONSOLE_FILES = Path(__file__).parent  # index.html and static/, beside this module
@@ -32,38 +32,11 @@ def static_mount() -> Mount:
     return Mount(CONSOLE_STATIC, app=StaticFiles(directory=str(CONSOLE_FILES / "static")))
 
 
-def inside(root: Path, relative: str, what: str) -> Path:
-    """`relative` resolved under `root`, and refused when it leaves it (`..`, an absolute path, a link out)."""
-    if not relative or Path(relative).is_absolute():
-        raise InvalidRequestError(f"name a {what} relative to {root.name}/", {"field": what})
-    resolved = (root / relative).resolve()
-    if not resolved.is_relative_to(root.resolve()):
-        raise InvalidRequestError(f"'{relative}' is not inside {root.name}/", {"field": what})
-    return resolved
-
-
-def project_pipeline(root: Path, relative: str) -> Path:
-    path = inside(root, relative, "pipeline")
-    if path.suffix != ".yaml" or not path.is_file():
-        raise NotFoundError(f"no pipeline file pipelines/{relative}", {"field": "pipeline"})
-    return path
-
-
 def report_folder(root: Path, relative: str) -> Path:
     folder = inside(root, relative, "name")
     if not (folder / "report.json").is_file():
         raise NotFoundError(f"no evaluation report '{relative}' under {root.name}/", {"field": "name"})
     return folder
-
-
-async def collection_store(service: GatewayService, name: str) -> Any:
-    """A collection the serving tools read or write (what /health's `collections` lists)."""
-    generation = await service.ready_generation()
-    stores = generation.gateway.loader.stores()
-    if name not in stores:
-        msg = f"no collection '{name}' is served here; served: {', '.join(sorted(stores))}"
-        raise NotFoundError(msg, {"collection": name, "available": sorted(stores)})
-    return stores[name]
 
 
 def evaluation_reports(root: Path) -> list[dict[str, Any]]:

@@ -16,19 +16,16 @@ from haygate.console import judging
 from haygate.console.pages import (
     CONSOLE,
     CONSOLE_FILES,
-    collection_store,
     evaluation_reports,
-    project_pipeline,
     report_folder,
     shown_path,
 )
 from haygate.errors import InvalidRequestError, NotFoundError
-from haygate.gateway.operations import operation
 from haygate.server.replies import listed
 from haygate.server.routes import served
 from haygate.server.routes.envelope import answers
+from haygate.server.routes.operations import run_served
 from haygate.server.routes.reading import bounded_int, json_object
-from haygate.server.workspace import ServedWorkspace
 
 API = f"/api{CONSOLE}"
 PAGE_SIZE, MAX_PAGE_SIZE = 20, 200
@@ -89,26 +86,15 @@ async def pipelines(request: Request) -> dict[str, Any]:
 
 @answers
 async def call(request: Request) -> dict[str, Any]:
-    """A call explained: the tool as served, or with another pipeline file of the project in its place."""
-    service = served(request).service
-    body = await json_object(request)
-    tool, arguments, pipeline = body.get("tool"), body.get("arguments", {}), body.get("pipeline")
-    if not isinstance(tool, str):
-        msg = 'name the tool: {"tool": "search_docs", "arguments": {...}}'
-        raise InvalidRequestError(msg, {"field": "tool"})
-    if pipeline is not None and not isinstance(pipeline, str):
-        msg = "'pipeline' is a path under pipelines/, e.g. eval/search_docs_dbsf.yaml"
-        raise InvalidRequestError(msg, {"field": "pipeline"})
-    path = None if not pipeline else project_pipeline(service.settings.pipelines_dir, pipeline)
-    answer = await service.explain(tool, arguments, path)
-    answer["pipeline"] = pipeline or None
-    return answer
+    """The gateway's `explain` operation: the tool as served, or with another pipeline file of the project in its
+    place, each result row with its provenance."""
+    return await run_served(request, "explain", await json_object(request))
 
 
 @answers
 async def documents(request: Request) -> dict[str, Any]:
     """A page of a collection's documents, after the `next` cursor of the previous page."""
-    store = await collection_store(served(request).service, request.path_params["collection"])
+    store = await served(request).service.served_store(request.path_params["collection"])
     limit = bounded_int(request, "limit", PAGE_SIZE, 1, MAX_PAGE_SIZE)
     after = request.query_params.get("after") or None
     if after is not None:
@@ -131,7 +117,7 @@ async def documents(request: Request) -> dict[str, Any]:
 async def record(request: Request) -> dict[str, Any]:
     """One record: every document stored for it, in chunk order, whole."""
     name, record_id = request.path_params["collection"], request.path_params["record_id"]
-    store = await collection_store(served(request).service, name)
+    store = await served(request).service.served_store(name)
     mine = {
         "operator": "OR",
         "conditions": [
@@ -189,40 +175,23 @@ async def judged_set(request: Request) -> dict[str, Any]:
 @answers
 async def save_judged_set(request: Request) -> dict[str, Any]:
     """The gateway's `save_judged_set` operation, the set named by the path (a `name` in the body is not read)."""
-    serving = served(request)
-    serving.check_writes()
-    body = await json_object(request)
-    workspace = ServedWorkspace(serving.service, serving.transport)
-    saving = {**body, "name": request.path_params["name"]}
-    saved = await anyio.to_thread.run_sync(operation("save_judged_set"), workspace, saving)
-    answer: dict[str, Any] = saved.model_dump(mode="json")
-    return answer
-
-
-async def requested_ids(request: Request, what: str) -> list[str]:
-    body = await json_object(request)
-    ids = body.get("ids")
-    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(ids) > MAX_JUDGED_IDS:
-        msg = f'send {{"ids": [...]}}: up to {MAX_JUDGED_IDS} {what} (strings)'
-        raise InvalidRequestError(msg, {"field": "ids"})
-    return ids
+    return await run_served(
+        request, "save_judged_set", {**await json_object(request), "name": request.path_params["name"]}
+    )
 
 
 @answers
 async def judged_ids(request: Request) -> dict[str, Any]:
-    """Which ids name a record or a section of the collection, and the closest real ids of the others."""
-    store = await collection_store(served(request).service, request.path_params["collection"])
-    ids = await requested_ids(request, "judged ids")
-    return await anyio.to_thread.run_sync(judging.judged_ids, store, ids)
+    """The gateway's `judged_ids` operation on the collection the path names."""
+    body = await json_object(request)
+    return await run_served(request, "judged_ids", {**body, "collection": request.path_params["collection"]})
 
 
 @answers
 async def record_ids(request: Request) -> dict[str, Any]:
-    store = await collection_store(served(request).service, request.path_params["collection"])
-    ids = await requested_ids(request, "document ids")
-    from haygate.ingest.judged import record_ids as record_ids_of  # Haystack: when asked, not at start-up
-
-    return {"records": await anyio.to_thread.run_sync(record_ids_of, store, ids)}
+    """The gateway's `record_ids` operation on the collection the path names."""
+    body = await json_object(request)
+    return await run_served(request, "record_ids", {**body, "collection": request.path_params["collection"]})
 
 
 def routes() -> list[Route]:

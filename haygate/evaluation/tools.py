@@ -302,7 +302,7 @@ class ServedTarget:
 
     def check_ids(self, judged: JudgedToolSet) -> None:
         judged_ids = sorted({doc for docs in judged.dataset.qrels.values() for doc in docs})
-        found = self.client.judged_ids(self.collection, judged_ids)
+        found = self.client.operate("judged_ids", {"collection": self.collection, "ids": judged_ids})
         unknown = found["unknown"]
         if unknown:
             where = judged_where(judged, set(unknown), "the collection as served")
@@ -323,11 +323,12 @@ class ServedTarget:
 
     def explain(self, path: Path, arguments: dict[str, Any]) -> Explained:
         pipeline = None if path == self.served else self._relative(path)
-        answer = self.client.explain(self.tool, arguments, pipeline)
+        answer = self.client.operate("explain", {"tool": self.tool, "arguments": arguments, "pipeline": pipeline})
         return answer["result"], answer["provenance"]
 
     def record_ids(self, document_ids: list[str]) -> dict[str, str]:
-        return self.client.record_ids(self.collection, document_ids)
+        answered = self.client.operate("record_ids", {"collection": self.collection, "ids": document_ids})
+        return dict(answered["records"])
 
 
 def _evaluate(

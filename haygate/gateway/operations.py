@@ -23,6 +23,7 @@ from haygate.ingest.report import IngestReport
 from haygate.settings import Settings
 
 if TYPE_CHECKING:  # Haystack's: the table is read where no pipeline runs (the server's OpenAPI, a handshake)
+    from haygate.document_stores.hybrid import HybridDocumentStore
     from haygate.gateway.declarations import ToolDeclaration
     from haygate.gateway.loader import Loader
     from haygate.gateway.runtime import Gateway
@@ -60,6 +61,15 @@ class Workspace(Protocol):
 
     def listing(self) -> dict[str, "ToolDeclaration"]:
         """The tools served, by name (their declarations, read without building a pipeline)."""
+        ...
+
+    def reading(self, collection: str) -> AbstractContextManager["HybridDocumentStore"]:
+        """A collection's store, to read (a server's: one its tools serve)."""
+        ...
+
+    def explain(self, tool: str, arguments: Any, pipeline: Path | None) -> dict[str, Any]:
+        """A call with each result row's provenance: the tool as served, or with `pipeline` in its place (a
+        comparison: a server does not count it as the tool's call)."""
         ...
 
     def reload(self) -> dict[str, Any] | None:
@@ -226,6 +236,51 @@ class JudgedSetSaved(BaseModel):
     judged: int = Field(description="The split's grades, 0 (judged, not relevant) included.")
 
 
+MAX_IDS = 10_000  # ids one judged-id or record-id lookup takes
+PIPELINE_FILE = r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*\.yaml$"  # under pipelines/: no `..`
+
+
+class ExplainRequest(Request):
+    tool: str = Field(min_length=1, description="The tool to call.")
+    arguments: Any = Field(default_factory=dict, description="Its arguments, as its input schema types them.")
+    pipeline: str | None = Field(
+        None,
+        pattern=PIPELINE_FILE,
+        description="A pipeline file under pipelines/ to run in the tool's place: eval/search_docs_dbsf.yaml.",
+    )
+
+
+class Explained(BaseModel):
+    """A call with its provenance (the console's explained call, `haygate eval` through a server)."""
+
+    tool: str = Field(description="The tool called.")
+    pipeline: str | None = Field(description="The pipeline file that ran in its place, if one did.")
+    result: dict[str, Any] = Field(description="The tool's result, as its result schema says.")
+    provenance: list[dict[str, Any] | None] = Field(
+        description="Per result row: its document, ranks and scores per source (None: a row no document made)."
+    )
+    elapsed_ms: float = Field(description="How long the pipeline took.")
+    collections: list[str] = Field(description="The collections its results' records are read whole from.")
+
+
+class IdsRequest(Request):
+    collection: str = Field(min_length=1, description="The collection the ids name records or sections of.")
+    ids: list[str] = Field(max_length=MAX_IDS, description="Document ids, as a judged set or a ranking names them.")
+
+
+class JudgedIds(BaseModel):
+    """Which judged ids name something of the collection (`haygate eval` checks a set's ids before it runs)."""
+
+    records: list[str] = Field(description="Ids that name a whole record.")
+    sections: list[str] = Field(description="Ids that name a section (a chunk) of a record.")
+    unknown: dict[str, list[str]] = Field(description="Each id that names nothing, with the closest real ids.")
+    examples: dict[str, str] = Field(description="Real ids of each kind, to show what an id looks like.")
+
+
+class RecordIds(BaseModel):
+    records: dict[str, str] = Field(description="Each document id (a chunk's, a section's) with its record's id.")
+
+
 Q = TypeVar("Q", bound=Request)
 R = TypeVar("R", bound=BaseModel)
 
@@ -268,6 +323,7 @@ def health(workspace: Workspace, request: HealthRequest) -> HealthReply:
 
 def check(workspace: Workspace, request: ValidateRequest) -> ValidationReply:
     """Every check a server makes on the configuration as it is on disk, nothing swapped in."""
+    from haygate.gateway.paths import declaration_file
     from haygate.gateway.validation import validate
 
     home = workspace.settings.home.resolve()
@@ -357,13 +413,27 @@ def save_judged_set(workspace: Workspace, request: SaveJudgedSetRequest) -> Judg
     return JudgedSetSaved.model_validate(save_set(root, request.name, request, set(workspace.listing())))
 
 
-def declaration_file(home: Path, name: str) -> Path:
-    """A declaration file, absolute or relative to the project, in configs/tools/ or not (a draft checked before
-    it is put there): the same file whichever door checks it."""
-    path = (home / name).resolve()
-    if not path.is_file():
-        raise InvalidRequestError(f"no declaration file {name!r}", {"field": "files"})
-    return path
+def explain(workspace: Workspace, request: ExplainRequest) -> Explained:
+    from haygate.gateway.paths import project_pipeline
+
+    settings = workspace.settings
+    pipeline = project_pipeline(settings.pipelines_dir, request.pipeline) if request.pipeline else None
+    answer = workspace.explain(request.tool, request.arguments, pipeline)
+    return Explained.model_validate({**answer, "pipeline": request.pipeline})
+
+
+def judged_ids(workspace: Workspace, request: IdsRequest) -> JudgedIds:
+    from haygate.ingest.judged import judged_ids as found_in  # Haystack: when asked, not at start-up
+
+    with workspace.reading(request.collection) as store:
+        return JudgedIds.model_validate(found_in(store, request.ids))
+
+
+def record_ids(workspace: Workspace, request: IdsRequest) -> RecordIds:
+    from haygate.ingest.judged import record_ids as records_of
+
+    with workspace.reading(request.collection) as store:
+        return RecordIds(records=records_of(store, request.ids))
 
 
 OPERATIONS: dict[str, Operation[Any, Any]] = {
@@ -378,6 +448,9 @@ OPERATIONS: dict[str, Operation[Any, Any]] = {
         Operation("upsert", "Write records.", UpsertRequest, Ingested, upsert, writes=True),
         # a reload changes what every client is served: it is refused where writes are
         Operation("reload", "Reload configs/ and pipelines/.", ReloadRequest, Reloaded, reload, writes=True),
+        Operation("explain", "A call with its provenance.", ExplainRequest, Explained, explain),
+        Operation("judged_ids", "Which judged ids name records.", IdsRequest, JudgedIds, judged_ids),
+        Operation("record_ids", "The records of document ids.", IdsRequest, RecordIds, record_ids),
         Operation(
             "save_judged_set", "Save a judged set.", SaveJudgedSetRequest, JudgedSetSaved, save_judged_set, writes=True
         ),

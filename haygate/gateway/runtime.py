@@ -17,6 +17,7 @@ from haygate.components.response_formatter import ResponseFormatter
 from haygate.errors import (
     ConfigurationError,
     HaygateError,
+    InvalidRequestError,
     NotFoundError,
     UnknownToolError,
 )
@@ -140,8 +141,12 @@ class Gateway:
         served = self.get(name)
         with self._variants_lock:
             if (name, path) not in self._variants:
-                loaded = self.loader.pipeline(path)
-                check_interface(served.declaration, loaded)
+                try:
+                    loaded = self.loader.pipeline(path)
+                    check_interface(served.declaration, loaded)
+                except ConfigurationError as error:
+                    msg = f"pipeline '{path.name}' cannot run in place of '{name}': {error.message}"
+                    raise InvalidRequestError(msg, {"field": "pipeline"}) from None
                 loaded.pipeline.warm_up()
                 self._variants[(name, path)] = ToolRuntime(served.declaration, loaded, served.tenant)
             return self._variants[(name, path)]

@@ -2,11 +2,13 @@
 builds what the operation needs and closes it again."""
 
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from haygate.document_stores.hybrid import HybridDocumentStore
 from haygate.gateway.catalog import load_catalog
 from haygate.gateway.declarations import ToolDeclaration
 from haygate.gateway.loader import Loader
@@ -64,6 +66,27 @@ class LocalWorkspace:
     def listing(self) -> dict[str, ToolDeclaration]:
         """The tools a server of this configuration would serve, as their declarations say."""
         return load_catalog(self.settings).served
+
+    @contextmanager
+    def reading(self, collection: str) -> Iterator[HybridDocumentStore]:
+        with Loader(self.settings) as loader:
+            yield loader.store(collection)  # an unknown collection is refused, not an empty store
+
+    def explain(self, tool: str, arguments: Any, pipeline: Path | None) -> dict[str, Any]:
+        with self.serving(only=tool) as gateway:
+            runtime = gateway.get(tool) if pipeline is None else gateway.variant(tool, pipeline)
+            if runtime.pipeline is not None:
+                runtime.pipeline.pipeline.warm_up()
+            started = time.perf_counter()
+            result, provenance = runtime.explain(arguments)
+            elapsed = round((time.perf_counter() - started) * 1000, 2)
+        return {
+            "tool": tool,
+            "result": result,
+            "provenance": provenance,
+            "elapsed_ms": elapsed,
+            "collections": runtime.collections,
+        }
 
     def reload(self) -> None:
         """No server runs: nothing serves, so there is nothing to reload."""

@@ -174,3 +174,14 @@ def unknown_ids_message(where: str, collection: str, unknown: dict[str, list[str
         f"{where}: {len(unknown)} judged id(s) name no record or section of '{collection}': "
         f"{'; '.join(shown)}{more}. Ids here look like {looks or 'nothing: the collection is empty'}."
     )
+
+
+def judged_ids(store: HybridDocumentStore, ids: list[str]) -> dict[str, Any]:
+    """Which of `ids` name a record or a section of a collection, and the closest real ids of the others."""
+    corpus = CorpusIds.of_store(store)
+    return {
+        "records": sorted(i for i in ids if i in corpus.records),
+        "sections": sorted(i for i in ids if i not in corpus.records and corpus.names(i)),
+        "unknown": corpus.unknown(ids),
+        "examples": corpus.examples(),
+    }

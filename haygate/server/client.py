@@ -93,34 +93,9 @@ class ServerClient:
         error_type = BY_CODE.get(str(problem.get("code")), InternalError)
         raise error_type(str(problem.get("message")), problem.get("details") or {})
 
-    def health(self, verbose: bool = False) -> dict[str, Any]:
-        return dict(self._request("GET", "/health", query={"verbose": "true"} if verbose else None))
-
-    def call(self, tool: str, arguments: Any) -> dict[str, Any]:
-        return dict(self._request("POST", f"/api/tools/{tool}", body=arguments))
-
     def operate(self, name: str, request: dict[str, Any]) -> dict[str, Any]:
         """One of the gateway's operations (`haygate.gateway.operations`), run by the server: its reply, as JSON."""
         return dict(self._request("POST", f"/api/operations/{name}", body=request))
-
-    def explain(self, tool: str, arguments: Any, pipeline: str | None = None) -> dict[str, Any]:
-        """A call with each result row's provenance (the console's), the tool as served or a pipeline file of
-        the project in its place."""
-        body = {"tool": tool, "arguments": arguments, **({"pipeline": pipeline} if pipeline else {})}
-        return dict(self._request("POST", "/api/console/call", body=body))
-
-    def judged_ids(self, collection: str, ids: list[str]) -> dict[str, Any]:
-        return dict(self._request("POST", f"/api/console/collections/{collection}/judged-ids", body={"ids": ids}))
-
-    def record_ids(self, collection: str, ids: list[str]) -> dict[str, str]:
-        answer = self._request("POST", f"/api/console/collections/{collection}/record-ids", body={"ids": ids})
-        return dict(answer["records"])
-
-    def upsert(self, collection: str, records: list[Any]) -> dict[str, Any]:
-        return dict(self._request("PUT", f"/api/collections/{collection}/records", body=records))
-
-    def delete(self, collection: str, ids: list[str]) -> dict[str, Any]:
-        return dict(self._request("DELETE", f"/api/collections/{collection}/records", body={"ids": ids}))
 
 
 def local_server(data_dir: Path) -> ServerClient | None:

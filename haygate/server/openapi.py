@@ -18,7 +18,7 @@ from pydantic import TypeAdapter
 from haygate import __version__
 from haygate.errors import HTTP_STATUS
 from haygate.gateway.declarations import ToolDeclaration
-from haygate.gateway.operations import OPERATIONS
+from haygate.gateway.operations import OPERATIONS, ExplainRequest
 from haygate.ingest.fields import FieldSpec
 from haygate.ingest.schema import CollectionSchema, load_schema
 from haygate.server.replies import REF_TEMPLATE, ref, schemas
@@ -226,14 +226,19 @@ def operation_schemas() -> dict[str, Any]:
     return dict(defined.get("$defs", {}))
 
 
-def call_request(listing: dict[str, ToolDeclaration]) -> dict[str, Any]:
-    """The `call` operation's body, typed per served tool: a tool's name with the arguments its input schema
-    takes (the request model's `arguments` is any JSON; each tool's own schema is what checks it)."""
+def call_request(listing: dict[str, ToolDeclaration], extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The body of an operation that calls a tool (`call`, `explain`), typed per served tool: a tool's name with
+    the arguments its input schema takes (the request model's `arguments` is any JSON; each tool's own schema is
+    what checks it), and the operation's `extra` properties."""
     return {
         "oneOf": [
             {
                 "type": "object",
-                "properties": {"tool": {"const": name}, "arguments": nullable(declaration.input_schema())},
+                "properties": {
+                    "tool": {"const": name},
+                    "arguments": nullable(declaration.input_schema()),
+                    **(extra or {}),
+                },
                 # arguments may be left out (`{}`) where the tool requires none
                 "required": ["tool", *(["arguments"] if declaration.input_schema().get("required") else [])],
                 "additionalProperties": False,
@@ -243,23 +248,31 @@ def call_request(listing: dict[str, ToolDeclaration]) -> dict[str, Any]:
     }
 
 
-def request_schema(name: str, model: str, listing: dict[str, ToolDeclaration]) -> dict[str, Any]:
-    """An operation's body: its request model, with the tool it names one of those served (`call`: typed per
-    tool; `save_judged_set`: the tool its queries are judged on)."""
+def request_schema(
+    name: str, model: str, listing: dict[str, ToolDeclaration], collections: list[str]
+) -> dict[str, Any]:
+    """An operation's body: its request model, with the tool it names one of those served (`call`, `explain`:
+    typed per tool; `save_judged_set`: the tool its queries are judged on) and the collection one configured."""
     if name == "call":
         return call_request(listing)
+    if name == "explain":
+        return call_request(listing, {"pipeline": ExplainRequest.model_json_schema()["properties"]["pipeline"]})
     reference = {"$ref": REF_TEMPLATE.format(model=model)}
     if name == "save_judged_set":
         return {"allOf": [reference, {"properties": {"tool": {"enum": sorted(listing)}}}]}
+    if name in ("judged_ids", "record_ids"):
+        return {"allOf": [reference, {"properties": {"collection": {"enum": collections}}}]}
     return reference
 
 
-def gateway_operations(secured: bool, listing: dict[str, ToolDeclaration]) -> dict[str, Any]:
+def gateway_operations(
+    secured: bool, listing: dict[str, ToolDeclaration], collections: list[str] | None = None
+) -> dict[str, Any]:
     """`POST /api/operations/<name>`: one path per operation of the table, its body the request model."""
     paths = {}
     for op in public_operations():
         codes = (*(WRITE_ERRORS if op.writes else CALL_ERRORS), *(("UNAUTHORIZED",) if secured else ()))
-        schema_of = request_schema(op.name, op.request.__name__, listing)
+        schema_of = request_schema(op.name, op.request.__name__, listing, collections or [])
         paths[f"/api/operations/{op.name}"] = {
             "post": {
                 "operationId": f"operation_{op.name}",
@@ -284,11 +297,13 @@ def openapi_document(service: Any, secured: bool = False) -> dict[str, Any]:
         f"/api/tools/{name}": tool_operation(declaration, secured)
         for name, declaration in sorted(service.listing().items())
     }
+    collections = []
     for path in sorted(service.settings.collections_dir.glob("*.yaml")):
         collection = load_schema(path)
+        collections.append(collection.name)
         paths[f"/api/collections/{collection.name}/records"] = records_operations(collection, secured)
     paths.update(operations(secured, metrics_public=not secured or service.settings.metrics_public))
-    paths.update(gateway_operations(secured, service.listing()))
+    paths.update(gateway_operations(secured, service.listing(), collections))
     document: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {

@@ -24,7 +24,12 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 import anyio
 
 from haygate.compat import torch_loaded
-from haygate.errors import ConfigurationError, HaygateError, InvalidRequestError, UnavailableError, UnknownToolError
+from haygate.errors import (
+    ConfigurationError,
+    HaygateError,
+    UnavailableError,
+    UnknownToolError,
+)
 from haygate.gateway.catalog import Catalog, load_catalog
 from haygate.gateway.declarations import ToolDeclaration
 from haygate.gateway.instructions import Outline, instructions, outline, skill_name
@@ -342,6 +347,12 @@ class GatewayService:
                 self._answered.set()  # the other tools warm up after this first answer, not before it
             return record.result
 
+    async def served_store(self, name: str) -> Any:
+        """A configured collection's store, the one the serving tools share (what /health's `collections` lists);
+        an unknown name is refused as a loader refuses it, whichever door asked."""
+        generation = await self.ready_generation()
+        return await anyio.to_thread.run_sync(generation.gateway.loader.store, name)
+
     async def explain(self, name: str, arguments: Any, pipeline: Path | None = None) -> dict[str, Any]:
         """A console call: the tool as served (a call like any other, counted under the transport `console`),
         or with another pipeline file of the project in its place (a comparison, not counted as the tool's);
@@ -359,11 +370,7 @@ class GatewayService:
                     result, provenance = await anyio.to_thread.run_sync(runtime.explain, arguments)
                     record.result = result
             else:
-                try:
-                    runtime = await anyio.to_thread.run_sync(gateway.variant, name, pipeline)
-                except ConfigurationError as error:
-                    msg = f"pipeline '{pipeline.name}' cannot run in place of '{name}': {error.message}"
-                    raise InvalidRequestError(msg, {"field": "pipeline"}) from None
+                runtime = await anyio.to_thread.run_sync(gateway.variant, name, pipeline)
                 started = time.perf_counter()
                 result, provenance = await anyio.to_thread.run_sync(runtime.explain, arguments)
             elapsed_ms = (time.perf_counter() - started) * 1000

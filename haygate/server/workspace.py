@@ -11,6 +11,9 @@ import anyio.from_thread
 from haygate.server.service import GatewayService
 
 if TYPE_CHECKING:  # Haystack's: this module is imported with the routes, at a server's start
+    from pathlib import Path
+
+    from haygate.document_stores.hybrid import HybridDocumentStore
     from haygate.gateway.declarations import ToolDeclaration
     from haygate.gateway.loader import Loader
     from haygate.gateway.runtime import Gateway
@@ -58,6 +61,14 @@ class ServedWorkspace:
 
     def listing(self) -> dict[str, "ToolDeclaration"]:
         return self.service.listing()
+
+    @contextmanager
+    def reading(self, collection: str) -> Iterator["HybridDocumentStore"]:
+        yield anyio.from_thread.run(self.service.served_store, collection)
+
+    def explain(self, tool: str, arguments: Any, pipeline: "Path | None") -> dict[str, Any]:
+        explained: dict[str, Any] = anyio.from_thread.run(self.service.explain, tool, arguments, pipeline)
+        return explained
 
     def reload(self) -> dict[str, Any]:
         result = self.service.reload()

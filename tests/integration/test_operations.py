@@ -50,6 +50,12 @@ REQUESTS: dict[str, list[dict[str, Any]]] = {  # each operation, with the reques
             "grades": {"q1": {"file:auth.md": 3, "file:faq.md": 0}},
         }
     ],
+    "explain": [
+        {"tool": "search_docs", "arguments": {"query": "bearer token", "max_results": 3}},
+        {"tool": "search_docs", "arguments": {"query": "filters"}, "pipeline": "eval/search_docs_dbsf.yaml"},
+    ],
+    "judged_ids": [{"collection": "docs", "ids": ["file:auth.md", "file:auth.md#tokens", "file:no-such-page.md"]}],
+    "record_ids": [{"collection": "docs", "ids": ["file:auth.md", "file:no-such-page.md"]}],
     "reload": [{}],  # last: a server's tools are built anew
 }
 JUDGED = REQUESTS["save_judged_set"][0]
@@ -67,6 +73,11 @@ REFUSED = [  # and requests both refuse, with the same error
     ("save_judged_set", {**JUDGED, "tool": "no_such_tool"}),
     ("save_judged_set", {**JUDGED, "grades": {"q1": {"file:auth.md": 4}}}),
     ("save_judged_set", {**JUDGED, "grades": {"q1": {"file:auth.md": "3"}}}),
+    ("explain", {"tool": "no_such_tool"}),
+    ("explain", {"tool": "search_docs", "pipeline": "../configs/tools/search_docs.yaml"}),
+    ("explain", {"tool": "search_docs", "pipeline": "tools/memory_search.yaml"}),
+    ("judged_ids", {"collection": "nowhere", "ids": ["a"]}),
+    ("record_ids", {"collection": "docs", "ids": "file:auth.md"}),
     ("reload", {"force": True}),
 ]
 
@@ -82,6 +93,8 @@ def comparable(name: str, reply: dict[str, Any], home: Path) -> Any:
         reply = {key: value for key, value in reply.items() if key != "seconds"}
     if name == "reload":
         return sorted(reply)
+    if name == "explain":
+        reply = {key: value for key, value in reply.items() if key != "elapsed_ms"}
     return json.loads(json.dumps(reply).replace(str(home), "<home>"))
 
 
@@ -143,7 +156,7 @@ def test_both_doors_give_the_same_answers(doors: dict[str, Any]) -> None:
 def test_a_reload_reloads_a_server_and_says_no_server_runs_here(doors: dict[str, Any]) -> None:
     served = answer(doors, "served", "reload", {})
     assert served["reloaded"] and served["running"] and served["problems"] == []
-    assert served["tools"] == sorted(doors["served"].health()["tools"])
+    assert served["tools"] == sorted(doors["served"].operate("health", {})["tools"])
     here = answer(doors, "here", "reload", {})
     data_dir = doors["here"].settings.data_dir
     assert here == {
@@ -160,7 +173,7 @@ def test_both_doors_refuse_alike(doors: dict[str, Any], name: str, request_body:
     for door in ("here", "served"):
         with pytest.raises(HaygateError) as refused:
             answer(doors, door, name, request_body)
-        refusals.append((refused.value.code, refused.value.message))
+        refusals.append((refused.value.code, refused.value.message.replace(str(doors["homes"][door]), "<home>")))
     assert refusals[0] == refusals[1], refusals
 
 
@@ -178,3 +191,16 @@ def test_a_command_that_is_a_row_asks_the_server_that_holds_the_data(
 def test_an_unknown_operation_is_not_found(doors: dict[str, Any]) -> None:
     with pytest.raises(NotFoundError, match="no operation 'rename'; operations: call, delete"):
         doors["served"].operate("rename", {})
+
+
+def test_the_guide_lists_every_operation_as_the_table_declares_it() -> None:
+    """docs/how-to/live-service.md's table names each operation once, with who may ask as the table says."""
+    from tests.support.docs import table
+
+    rows = table("## One door per operation", PROJECT / "docs" / "how-to" / "live-service.md")
+    listed = {row["operation"].strip("`"): row["who may ask"] for row in rows}
+    declared = {
+        name: "the owner" if op.owner_only else "writes" if op.writes else "any client"
+        for name, op in OPERATIONS.items()
+    }
+    assert listed == declared

@@ -113,7 +113,7 @@ def test_stdio_answers_tools_list_before_the_models_load_and_the_first_call_succ
                 assert endpoint is not None  # the local API is up as soon as the transport is
                 local = local_server(tmp_path / "data")
                 assert local is not None
-                state = local.health()["status"]
+                state = local.operate("health", {})["status"]
                 local.close()
                 first = await client.call_tool("search_docs", {"query": "how do NOT filters work"})
                 return elapsed, state, sorted(t.name for t in listed.tools), first

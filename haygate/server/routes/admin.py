@@ -9,23 +9,19 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from haygate.gateway.operations import operation
 from haygate.server.openapi import API_PAGE, openapi_document
 from haygate.server.routes import served
 from haygate.server.routes.envelope import answers
+from haygate.server.routes.operations import run_served
 from haygate.server.routes.reading import query_flag
-from haygate.server.workspace import ServedWorkspace
 
 
 @answers
 async def reload(request: Request) -> JSONResponse:
     """The gateway's `reload` operation (as `POST /api/operations/reload` runs it), answered with its status:
     swapped in (200), or not, with the problems (422: the old tools keep serving)."""
-    serving = served(request)
-    serving.check_writes()
-    workspace = ServedWorkspace(serving.service, serving.transport)
-    reply = await anyio.to_thread.run_sync(operation("reload"), workspace, {})
-    return JSONResponse(reply.model_dump(mode="json"), status_code=200 if reply.reloaded else 422)
+    reply = await run_served(request, "reload", {})
+    return JSONResponse(reply, status_code=200 if reply["reloaded"] else 422)
 
 
 @answers

@@ -21,13 +21,20 @@ OPERATION = "/api/operations/{name}"
 @answers
 async def operate(request: Request) -> dict[str, Any]:
     """The operation's reply model, as JSON; its request model is the body (`{}` or no body: the defaults)."""
+    body = await json_object(request) if await request.body() else {}
+    return await run_served(request, request.path_params["name"], body)
+
+
+async def run_served(request: Request, name: str, body: Any) -> dict[str, Any]:
+    """One operation, run by the server the request came to, with the refusals of the app it came to (an owner's
+    operation off the owner's socket, a write where writes are refused): this family's, and any route's that is
+    an operation under another path (the console's, the records')."""
     serving = served(request)
-    chosen = operation(request.path_params["name"])
+    chosen = operation(name)
     if chosen.owner_only and serving.transport != "cli":  # it builds every tool: the data's owner asks for it
         raise NotFoundError(f"operation '{chosen.name}' is served on the server's local socket only", {"field": "name"})
     if chosen.writes:
         serving.check_writes()
-    body = await json_object(request) if await request.body() else {}
     workspace = ServedWorkspace(serving.service, serving.transport)
     reply = await anyio.to_thread.run_sync(chosen, workspace, body)
     answer: dict[str, Any] = reply.model_dump(mode="json")

@@ -24,6 +24,7 @@ from haygate.ingest.readers import (
 from haygate.server.boundary import JSONL_TYPES
 from haygate.server.routes import served
 from haygate.server.routes.envelope import answers
+from haygate.server.routes.operations import run_served
 from haygate.server.routes.reading import json_body, no_json_constant
 from haygate.server.workspace import ServedWorkspace
 
@@ -94,7 +95,7 @@ async def delete_records(request: Request) -> dict[str, Any]:
         ids = body.get("ids") if isinstance(body, dict) else body
     if not isinstance(ids, list):
         raise InvalidRequestError('send {"ids": [...]} or ?id=...&id=...', {"field": "ids"})
-    return await serving.service.write(lambda gateway: gateway.writer.delete(collection, ids))
+    return await run_served(request, "delete", {"collection": collection, "ids": ids})
 
 
 def routes() -> list[Route]:

@@ -19,7 +19,8 @@ class ClosesAfterEachAnswer(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     served = 0
 
-    def do_GET(self) -> None:
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
         type(self).served += 1
         body = json.dumps({"status": "ok", "served": type(self).served}).encode()
         self.send_response(200)
@@ -48,8 +49,8 @@ def server() -> Iterator[str]:
 def test_a_connection_the_server_closed_is_opened_again_once(server: str) -> None:
     client = ServerClient(server)
     try:
-        assert client.health()["served"] == 1
-        assert client.health()["served"] == 2  # on the closed connection first, then afresh: served once
+        assert client.operate("health", {})["served"] == 1
+        assert client.operate("health", {})["served"] == 2  # on the closed connection first, then afresh: served once
     finally:
         client.close()
 
@@ -57,4 +58,4 @@ def test_a_connection_the_server_closed_is_opened_again_once(server: str) -> Non
 def test_a_server_that_is_gone_is_still_unavailable() -> None:
     client = ServerClient("http://127.0.0.1:9")  # nothing listens on the discard port
     with pytest.raises(UnavailableError, match="does not answer"):
-        client.health()
+        client.operate("health", {})
