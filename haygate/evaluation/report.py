@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from haygate.evaluation import coverage, differences
 from haygate.evaluation.datasets import Dataset
 from haygate.evaluation.runner import SIGNIFICANCE, STAT_TEST, Comparison, VariantResult
 
@@ -33,6 +34,8 @@ def report_dict(
         "baseline": results[0].name if results else None,
         "stat_test": STAT_TEST,  # ranx's name: two-sided paired Student's t-test over queries
         "alpha": SIGNIFICANCE,
+        "multiple_testing": "holm",  # p_holm: adjusted over every comparison of the run
+        "warnings": [w for r in results if (w := variant_warning(r, dataset)) is not None],
         "variants": [
             {"name": r.name, "pipeline": r.pipeline, "metrics": r.metrics, "latency_ms": r.latency}
             | {
@@ -43,11 +46,37 @@ def report_dict(
             }
             | ({"unjudged": unjudged_summary(r)} if r.unjudged else {})
             | ({"judged_hits": r.judged_hits} if r.judged_hits is not None else {})
+            | {
+                "judged_at_k": {
+                    "k": r.judged_k,
+                    "mean": coverage.mean(r.judged_at),
+                    "per_query": {q: round(s, 4) for q, s in r.judged_at.items()},
+                },
+                "condensed": r.condensed,
+            }
             | {"per_query": {m: {q: round(s, 4) for q, s in scores.items()} for m, scores in r.per_query.items()}}
             for r in results
         ],
         "comparisons": [asdict(c) for c in comparisons],
+        "per_query_differences": per_query_differences(dataset, results),
         "queries": dataset.queries,  # the judged queries' texts: a per-query win or loss is read by its words
+    }
+
+
+def variant_warning(result: VariantResult, dataset: Dataset) -> str | None:
+    return coverage.coverage_warning(result.name, result.judged_k, result.judged_at, dataset.queries)
+
+
+def per_query_differences(dataset: Dataset, results: Sequence[VariantResult]) -> dict[str, list[dict[str, Any]]]:
+    """Every variant against the baseline on the plotted metric: the queries that moved, and how."""
+    if not results:
+        return {}
+    metric, baseline = plot_metric(results), results[0]
+    return {
+        r.name: differences.per_query(
+            baseline.run, r.run, baseline.per_query[metric], r.per_query[metric], dataset.qrels, dataset.queries
+        )
+        for r in results[1:]
     }
 
 
@@ -73,6 +102,7 @@ def markdown(report: dict[str, Any], results: Sequence[VariantResult]) -> str:
     metrics = list(report["variants"][0]["metrics"]) if report["variants"] else []
     baseline = report["baseline"]
     lines = [f"# Evaluation: {report['dataset']} ({report['split']}, {report['n_queries']} judged queries)", ""]
+    lines += [f"> **Warning.** {warning}\n" for warning in report.get("warnings", [])]
     if baseline is not None:
         lines += [f"Baseline: `{baseline}`; every other variant is compared with it.", ""]
     lines += [
@@ -91,6 +121,7 @@ def markdown(report: dict[str, Any], results: Sequence[VariantResult]) -> str:
             + " | ".join(cells)
             + f" | {variant['latency_ms']['p50']:.1f} | {variant['latency_ms']['p95']:.1f} |"
         )
+    lines += judged_table(report, metrics)
     for variant in report["variants"]:
         if "unjudged" in variant:
             seen = variant["unjudged"]
@@ -103,27 +134,80 @@ def markdown(report: dict[str, Any], results: Sequence[VariantResult]) -> str:
     for comparison in report["comparisons"]:
         by_variant.setdefault(comparison["variant"], []).append(comparison)
     for name, rows in by_variant.items():
-        lines += [
-            "",
-            f"## {name} vs {baseline}",
-            "",
-            f"| metric | {baseline} | {name} | delta | p-value | better / tied / worse |",
-            "|---|---|---|---|---|---|",
-        ]
-        for c in rows:
-            mark = " *" if c["significant"] else ""
-            lines.append(
-                f"| {c['metric']} | {c['baseline_value']:.4f} | {c['variant_value']:.4f} | {c['delta']:+.4f} "
-                f"| {c['p_value']:.4g}{mark} | {c['better']} / {c['tied']} / {c['worse']} |"
-            )
+        lines += comparison_table(baseline, name, rows)
+        moved = differences.describe(report.get("per_query_differences", {}).get(name, []), MOVERS)
+        if moved:
+            lines += [
+                "",
+                f"Queries that moved most on {plot_metric_of(report)} (relevant results: rank before → after):",
+            ]
+            lines += ["", *(f"- `{line[0]}` {line[2:]}" for line in moved)]
     lines += ["", "[low, high]: the 95% confidence interval of the mean, within the metric's range [0, 1]."]
     if by_variant:
         lines[-1] += (
-            f" delta is variant minus baseline; p-value: two-sided paired Student's t-test over queries "
-            f"(ranx `compare`), `*` p ≤ {SIGNIFICANCE}. better / tied / worse: queries where the variant "
-            "scores above, equal to, below the baseline."
+            " delta is variant minus baseline, with its 95% t interval. p (t): two-sided paired Student's t-test "
+            "over queries (ranx `compare`); Holm p: that p adjusted by Holm's method over every comparison of this "
+            f"run, `*` Holm p ≤ {SIGNIFICANCE}; p (rand.): the paired randomization test. d_z: the mean difference "
+            "in standard deviations of the per-query differences, with its 95% interval. better / tied / worse: "
+            "queries where the variant scores above, equal to, below the baseline."
         )
     return "\n".join(lines) + "\n"
+
+
+MOVERS = 3  # the largest gains and losses report.md lists per variant
+
+
+def plot_metric_of(report: dict[str, Any]) -> str:
+    measured = list(report["variants"][0]["metrics"]) if report["variants"] else []
+    return PLOT_METRIC if PLOT_METRIC in measured or not measured else measured[0]
+
+
+def judged_table(report: dict[str, Any], metrics: Sequence[str]) -> list[str]:
+    """judged@k per variant, and every metric on condensed lists (unjudged results removed) beside the default."""
+    rows = [v for v in report["variants"] if "judged_at_k" in v]
+    if not rows:
+        return []
+    k = rows[0]["judged_at_k"]["k"]
+    lines = [
+        "",
+        f"What the figures rest on: judged@{k} is the share of each variant's top {k} that has a grade; the "
+        "default counts an unjudged result as not relevant, the condensed list leaves it out (Sakai 2007).",
+        "",
+        f"| variant | judged@{k} | " + " | ".join(f"{m} default / condensed" for m in metrics) + " |",
+        "|---" * (len(metrics) + 2) + "|",
+    ]
+    for variant in rows:
+        share = variant["judged_at_k"]["mean"]
+        cells = [f"{variant['metrics'][m]:.4f} / {variant['condensed'].get(m, 0.0):.4f}" for m in metrics]
+        lines.append(
+            f"| {variant['name']} | {'n/a' if share is None else f'{share:.0%}'} | " + " | ".join(cells) + " |"
+        )
+    return lines
+
+
+def comparison_table(baseline: str, name: str, rows: Sequence[dict[str, Any]]) -> list[str]:
+    lines = [
+        "",
+        f"## {name} vs {baseline}",
+        "",
+        f"| metric | {baseline} | {name} | delta [95% CI] | p (t) | Holm p | p (rand.) | d_z [95% CI] "
+        "| better / tied / worse |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for c in rows:
+        mark = " *" if c["significant_holm"] else ""
+        low, high = c["delta_interval"]
+        effect = (
+            "n/a"
+            if c["effect_size"] is None
+            else f"{c['effect_size']:+.2f} [{c['effect_interval'][0]:+.2f}, {c['effect_interval'][1]:+.2f}]"
+        )
+        lines.append(
+            f"| {c['metric']} | {c['baseline_value']:.4f} | {c['variant_value']:.4f} | {c['delta']:+.4f} "
+            f"[{low:+.3f}, {high:+.3f}] | {c['p_value']:.4g} | {c['p_holm']:.4g}{mark} | {c['p_randomization']:.4g} "
+            f"| {effect} | {c['better']} / {c['tied']} / {c['worse']} |"
+        )
+    return lines
 
 
 def write_trec(result: VariantResult, path: Path) -> None:
@@ -174,7 +258,7 @@ def comparison_figure(results: Sequence[VariantResult], comparisons: Sequence[Co
     for bar, result, error in zip(bars, results, above, strict=True):
         test = tests.get(result.name)
         if test is not None:
-            mark = "*" if test.significant else ""
+            mark = "*" if test.significant_holm else ""
             means_axis.annotate(
                 f"{test.delta:+.3f}{mark}",
                 (bar.get_x() + bar.get_width() / 2, bar.get_height() + error),
@@ -185,7 +269,7 @@ def comparison_figure(results: Sequence[VariantResult], comparisons: Sequence[Co
                 textcoords="offset points",
             )
     means_axis.set_ylabel(metric)
-    means_axis.set_title(f"{metric} per variant (95% CI)\nlabels: delta vs {baseline.name}, * p ≤ {SIGNIFICANCE}")
+    means_axis.set_title(f"{metric} per variant (95% CI)\nlabels: delta vs {baseline.name}, * Holm p ≤ {SIGNIFICANCE}")
     means_axis.set_ylim(0, top * 1.2)
     means_axis.tick_params(axis="x", rotation=20)
 
@@ -228,6 +312,7 @@ def write_report(
     (out / "report.md").write_text(markdown(report, results))
     for result in results:
         write_trec(result, out / "runs" / f"{result.name}.trec")
+    differences.write_trec_qrels(dataset.qrels, out / "qrels.trec")  # the judgments the runs were scored with
     if results:
         plot(results, comparisons, out / "plot.png")
     return report

@@ -15,7 +15,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from haygate.components.dense_text_embedder import DenseEmbedding, DenseTextEmbedder
 from haygate.errors import ConfigurationError, InvalidRequestError
+from haygate.evaluation import coverage, significance
 from haygate.evaluation.datasets import CorpusSample, Dataset, file_digest
 from haygate.gateway.loader import LoadedPipeline, Loader
 from haygate.ingest.indexer import ingest_records
@@ -60,6 +61,9 @@ class VariantResult:
     unjudged: dict[str, int] = field(default_factory=dict)
     # A tool's set: results that counted as a judged record or section of their query, over every query.
     judged_hits: int | None = None
+    judged_k: int = 10  # judged@k's k: the first metric's cutoff
+    judged_at: dict[str, float] = field(default_factory=dict)  # qid -> share of its top k that has a grade
+    condensed: dict[str, float] = field(default_factory=dict)  # metric -> mean, unjudged results removed
 
     @property
     def latency(self) -> dict[str, float]:
@@ -86,6 +90,12 @@ class Comparison:
     better: int
     tied: int
     worse: int
+    delta_interval: tuple[float, float] = (0.0, 0.0)  # the 95% t interval of the mean paired difference
+    effect_size: float | None = 0.0  # d_z: the mean difference in standard deviations of the differences
+    effect_interval: tuple[float, float] | None = (0.0, 0.0)
+    p_randomization: float = 1.0  # the paired randomization test's p
+    p_holm: float = 1.0  # the t-test's p, Holm-adjusted over every comparison of the run
+    significant_holm: bool = False  # p_holm <= alpha: what survives the run's many tests
 
 
 def check_metrics(metrics: Sequence[str]) -> list[str]:
@@ -262,12 +272,19 @@ def run_queries(
 
 
 def score(result: VariantResult, dataset: Dataset, metrics: Sequence[str]) -> None:
+    """Every metric per query and on average; then judged@k and every metric again on condensed lists (what the
+    figures rest on: `haygate.evaluation.coverage`)."""
     from ranx import Qrels, Run, evaluate
 
     qrels, run = Qrels(dataset.qrels), Run(result.run)
     evaluate(qrels, run, list(metrics), make_comparable=True)
     result.metrics = {m: round(float(run.mean_scores[m]), 4) for m in metrics}
     result.per_query = {m: {q: float(v) for q, v in run.scores[m].items()} for m in metrics}
+    result.judged_k = coverage.cutoff(metrics)
+    result.judged_at = coverage.judged_at(result.run, dataset.qrels, result.judged_k)
+    kept = Run(coverage.condensed(result.run, dataset.qrels))
+    evaluate(Qrels(dataset.qrels), kept, list(metrics), make_comparable=True)
+    result.condensed = {m: round(float(kept.mean_scores[m]), 4) for m in metrics}
 
 
 def compare_with_baseline(
@@ -304,6 +321,9 @@ def compare_with_baseline(
             baseline_value = float(report.results[baseline.name][metric])
             variant_value = float(report.results[variant.name][metric])
             counts = report.win_tie_loss[(variant.name, baseline.name)][metric]
+            queries = sorted(baseline.per_query[metric])
+            differences = [variant.per_query[metric].get(q, 0.0) - baseline.per_query[metric][q] for q in queries]
+            effect, effect_interval = significance.effect_size(differences)
             comparisons.append(
                 Comparison(
                     baseline=baseline.name,
@@ -317,9 +337,21 @@ def compare_with_baseline(
                     better=int(counts["W"]),
                     tied=int(counts["T"]),
                     worse=int(counts["L"]),
+                    delta_interval=rounded(significance.mean_interval(differences)),
+                    effect_size=None if effect is None else round(effect, 4),
+                    effect_interval=None if effect_interval is None else rounded(effect_interval),
+                    p_randomization=float(f"{significance.randomization_p(differences):.4g}"),
                 )
             )
-    return comparisons
+    adjusted = significance.holm([c.p_value for c in comparisons])
+    return [
+        replace(c, p_holm=float(f"{p:.4g}"), significant_holm=p <= SIGNIFICANCE)
+        for c, p in zip(comparisons, adjusted, strict=True)
+    ]
+
+
+def rounded(pair: tuple[float, float]) -> tuple[float, float]:
+    return round(pair[0], 4), round(pair[1], 4)
 
 
 class CountingBackend:

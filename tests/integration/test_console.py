@@ -192,6 +192,8 @@ def test_evaluation_reports_are_listed_and_read(http: httpx.Client) -> None:
     assert report["name"] == "tiny" and report["variants"] == ["beir_lexical", "beir_dense"] and report["has_plot"]
     full = http.get("/api/console/evaluations/report", params={"name": "tiny"}).json()
     assert set(full["variants"][1]["per_query"]["ndcg@10"]) == set(full["queries"])
+    assert full["variants"][1]["judged_at_k"]["k"] == 10 and set(full["variants"][1]["condensed"]) >= {"ndcg@10"}
+    assert {"p_holm", "p_randomization", "effect_size"} <= set(full["comparisons"][0])
     plot = http.get("/api/console/evaluations/plot", params={"name": "tiny"})
     assert plot.headers["content-type"] == "image/png" and plot.content.startswith(b"\x89PNG")
     outside = http.get("/api/console/evaluations/report", params={"name": "../../etc"})
@@ -296,6 +298,10 @@ def test_every_panel_in_a_browser(url: str, http: httpx.Client, tmp_path: Path) 
         page.locator('a[data-report="tiny"]').click()
         expect(page.locator("#report-view table.metrics")).to_contain_text("beir_dense", timeout=30_000)
         expect(page.locator("#report-view table.comparisons")).to_be_visible()
+        expect(page.locator("#report-view table.metrics thead")).to_contain_text("judged@10")
+        expect(page.locator("#report-view table.metrics thead")).to_contain_text("(default / condensed)")
+        expect(page.locator("#report-view table.comparisons thead")).to_contain_text("Holm p")
+        expect(page.locator("#report-view table.comparisons thead")).to_contain_text("p (randomization)")
         page.wait_for_function("document.querySelector('#report-plot')?.naturalWidth > 0", timeout=30_000)
         screenshot(page, "console-evaluations", full_page=True)
 

@@ -73,7 +73,9 @@ def test_eval_compares_every_variant_with_the_first_and_reuses_the_index(
     text = (out / "report.md").read_text()
     assert "| beir_lexical (baseline) |" in text
     assert "## beir_hybrid vs beir_lexical" in text and "## beir_dense vs beir_lexical" in text
-    assert "| metric | beir_lexical | beir_dense | delta | p-value | better / tied / worse |" in text
+    assert "| metric | beir_lexical | beir_dense | delta [95% CI] | p (t) | Holm p | p (rand.) | d_z [95% CI] |" in text
+    holm = sorted(c["p_holm"] for c in report["comparisons"])  # six tests: Holm multiplies the smallest p by six
+    assert holm[0] == pytest.approx(min(1.0, 6 * min(c["p_value"] for c in report["comparisons"])), rel=1e-2)
     trec = (out / "runs" / "beir_hybrid.trec").read_text().splitlines()
     assert trec[0].split()[1] == "Q0" and trec[0].split()[3] == "1"
     assert (out / "plot.png").read_bytes()[:4] == b"\x89PNG"

@@ -73,41 +73,68 @@ function tableOf(className, headers, rows) {
 
 function metricsTable(report, variants, metrics) {
   const best = Object.fromEntries(metrics.map((m) => [m, Math.max(...variants.map((v) => v.metrics?.[m] ?? -Infinity))]));
+  const k = variants.find((v) => v.judged_at_k)?.judged_at_k?.k;
   const rows = variants.map((variant) => {
     const isBaseline = variant.name === report.baseline;
+    const judged = variant.judged_at_k?.mean;
     return el(
       "tr",
       { className: isBaseline ? "baseline" : "" },
       el("th", { scope: "row", title: variant.pipeline || "" }, variant.name, isBaseline ? el("span", { className: "badge" }, "baseline") : null),
-      metrics.map((m) => el("td", { className: `num${variant.metrics?.[m] === best[m] ? " best" : ""}` }, fmtFixed(variant.metrics?.[m]))),
+      metrics.map((m) =>
+        el(
+          "td",
+          { className: `num${variant.metrics?.[m] === best[m] ? " best" : ""}`, title: "unjudged results counted as not relevant / left out (condensed list)" },
+          fmtFixed(variant.metrics?.[m]),
+          typeof variant.condensed?.[m] === "number" ? el("span", { className: "condensed" }, ` / ${fmtFixed(variant.condensed[m])}`) : null
+        )
+      ),
+      k ? el("td", { className: `num judged${typeof judged === "number" && judged < 0.8 ? " low" : ""}` }, typeof judged === "number" ? `${Math.round(judged * 100)}%` : "n/a") : null,
       el("td", { className: "num" }, fmtMs(variant.latency_ms?.p50)),
       el("td", { className: "num" }, fmtMs(variant.latency_ms?.p95))
     );
   });
-  const headers = ["Variant", ...metrics.map((m) => ({ text: m, num: true })), { text: "p50 ms", num: true }, { text: "p95 ms", num: true }];
+  const headers = ["Variant", ...metrics.map((m) => ({ text: k ? `${m} (default / condensed)` : m, num: true })), ...(k ? [{ text: `judged@${k}`, num: true }] : []), { text: "p50 ms", num: true }, { text: "p95 ms", num: true }];
   return tableOf("metrics", headers, rows);
 }
 
+/** The report's warnings: a variant whose figures rest on too few judged results, with its least judged queries. */
+function warningsBox(report) {
+  const warnings = Array.isArray(report.warnings) ? report.warnings : [];
+  if (!warnings.length) return null;
+  return el("div", { className: "report-warnings", role: "note" }, warnings.map((w) => el("p", { className: "warning-text" }, `Warning: ${asText(w)}`)));
+}
+
+function interval(pair, digits = 3) {
+  return Array.isArray(pair) ? `[${pair.map((v) => (v > 0 ? "+" : "") + v.toFixed(digits)).join(", ")}]` : "";
+}
+
 function comparisonsTable(comparisons) {
+  const holm = comparisons.some((c) => typeof c.p_holm === "number");
   const rows = comparisons.map((c) => {
     const delta = typeof c.delta === "number" ? c.delta : null;
+    const significant = holm ? c.significant_holm : c.significant;
     return el(
       "tr",
-      { className: c.significant ? "significant" : "" },
+      { className: significant ? "significant" : "" },
       el("th", { scope: "row" }, asText(c.variant)),
       el("td", {}, asText(c.metric)),
       el("td", { className: "num" }, fmtFixed(c.baseline_value)),
       el("td", { className: "num" }, fmtFixed(c.variant_value)),
-      el("td", { className: `num ${delta > 0 ? "up" : delta < 0 ? "down" : ""}` }, delta === null ? "—" : `${delta > 0 ? "+" : ""}${delta.toFixed(4)}`),
+      el("td", { className: `num ${delta > 0 ? "up" : delta < 0 ? "down" : ""}` }, delta === null ? "—" : `${delta > 0 ? "+" : ""}${delta.toFixed(4)} ${interval(c.delta_interval)}`),
       el("td", { className: "num" }, fmtFixed(c.p_value)),
-      el("td", { className: "sig", title: c.significant ? "significant" : "not significant" }, c.significant ? "✔ significant" : "—"),
+      holm ? el("td", { className: "num" }, fmtFixed(c.p_holm)) : null,
+      holm ? el("td", { className: "num" }, fmtFixed(c.p_randomization)) : null,
+      holm ? el("td", { className: "num" }, typeof c.effect_size === "number" ? `${c.effect_size.toFixed(2)} ${interval(c.effect_interval, 2)}` : "n/a") : null,
+      el("td", { className: "sig", title: significant ? "significant" : "not significant" }, significant ? "✔ significant" : "—"),
       el("td", { className: "num" }, fmtNumber(c.better)),
       el("td", { className: "num" }, fmtNumber(c.tied)),
       el("td", { className: "num" }, fmtNumber(c.worse))
     );
   });
   const num = (text) => ({ text, num: true });
-  return tableOf("comparisons", ["Variant", "Metric", num("Baseline"), num("Variant"), num("Delta"), num("p-value"), "Significant", num("Better"), num("Tied"), num("Worse")], rows);
+  const tests = holm ? [num("p (t)"), num("Holm p"), num("p (randomization)"), num("d_z [95% CI]")] : [num("p-value")];
+  return tableOf("comparisons", ["Variant", "Metric", num("Baseline"), num("Variant"), num("Delta [95% CI]"), ...tests, holm ? "Significant (Holm)" : "Significant", num("Better"), num("Tied"), num("Worse")], rows);
 }
 
 /** Per-query score differences of one variant against the baseline, split into wins and losses. */
@@ -126,22 +153,30 @@ export function queryDeltas(baseline, variant, metric) {
   };
 }
 
-function queryItem(entry, queries, variantName) {
+/** "d3 (grade 2) 7 → 1": how a query's relevant results moved between the two runs. */
+function movesText(moves) {
+  return (moves || []).slice(0, 3).map((m) => `${m.doc} (grade ${m.grade}) ${m.from ?? "–"} → ${m.to ?? "–"}`).join("; ");
+}
+
+function queryItem(entry, queries, variantName, moves) {
   const text = queries?.[entry.queryId];
+  const moved = movesText(moves);
   return el(
     "li",
     { dataset: { query: entry.queryId } },
     el("span", { className: "mono" }, entry.queryId),
     present(text) ? el("span", { className: "query-text" }, ` ${asText(text)}`) : null,
-    el("span", { className: "scores" }, `baseline ${fmtFixed(entry.base)} → ${variantName} ${fmtFixed(entry.score)} (${entry.delta > 0 ? "+" : ""}${entry.delta.toFixed(4)})`)
+    el("span", { className: "scores" }, `baseline ${fmtFixed(entry.base)} → ${variantName} ${fmtFixed(entry.score)} (${entry.delta > 0 ? "+" : ""}${entry.delta.toFixed(4)})`),
+    moved ? el("span", { className: "moves" }, ` · ${moved}`) : null
   );
 }
 
 function renderQueryLists(report, baseline, variant, metric) {
   const { wins, losses } = queryDeltas(baseline, variant, metric);
+  const moves = Object.fromEntries((report.per_query_differences?.[variant.name] || []).map((row) => [row.query, row.moves]));
   const fill = (id, items, none) => {
     const list = clear($(id));
-    for (const entry of items) list.append(queryItem(entry, report.queries, variant.name));
+    for (const entry of items) list.append(queryItem(entry, report.queries, variant.name, moves[entry.queryId]));
     if (!items.length) list.append(el("li", { className: "muted" }, none));
   };
   fill("#wins", wins, "No query improved.");
@@ -179,6 +214,7 @@ function renderReport(name, report) {
   view.append(
     el("h2", {}, name),
     el("p", { className: "muted" }, `${report.dataset ?? "—"} / ${report.split ?? "—"} · ${report.n_queries ?? "—"} queries · baseline ${report.baseline ?? "—"} · ${report.stat_test ?? "—"} test, α = ${report.alpha ?? "—"}`),
+    warningsBox(report) || "",
     el("h3", {}, "Metrics"),
     variants.length ? metricsTable(report, variants, metrics) : el("p", { className: "muted" }, "No variants."),
     el("h3", {}, "Comparisons with the baseline"),

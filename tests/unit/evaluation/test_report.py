@@ -93,9 +93,14 @@ def test_markdown_has_one_table_per_variant_against_the_baseline(
     text = markdown(report_dict(dataset, three, comparisons), three)
     assert "| base (baseline) |" in text and "| better |" in text
     assert "## better vs base" in text and "## same vs base" in text and "vs better" not in text
-    assert "| metric | base | better | delta | p-value | better / tied / worse |" in text
+    header = "| metric | base | better | delta [95% CI] | p (t) | Holm p | p (rand.) | d_z [95% CI] |"
+    assert header + " better / tied / worse |" in text
     [ndcg] = [c for c in comparisons if c.variant == "better" and c.metric == "ndcg@10"]
-    row = f"| ndcg@10 | {ndcg.baseline_value:.4f} | {ndcg.variant_value:.4f} | {ndcg.delta:+.4f} | {ndcg.p_value:.4g}"
+    low, high = ndcg.delta_interval
+    row = (
+        f"| ndcg@10 | {ndcg.baseline_value:.4f} | {ndcg.variant_value:.4f} | {ndcg.delta:+.4f} "
+        f"[{low:+.3f}, {high:+.3f}] | {ndcg.p_value:.4g} | {ndcg.p_holm:.4g}"
+    )
     assert row in text and "| 3 / 1 / 1 |" in text
 
 
@@ -147,7 +152,22 @@ def test_write_report_structures_the_comparisons(
         "better",
         "tied",
         "worse",
+        "delta_interval",
+        "effect_size",
+        "effect_interval",
+        "p_randomization",
+        "p_holm",
+        "significant_holm",
     }
+    assert (tmp_path / "qrels.trec").read_text().splitlines()[0].split()[:3] == ["q1", "0", "d1"]
+    from ranx import Qrels, Run, evaluate  # the files as another tool reads them: TREC runs and qrels
+
+    again = evaluate(
+        Qrels.from_file(str(tmp_path / "qrels.trec"), kind="trec"),
+        Run.from_file(str(tmp_path / "runs" / "better.trec"), kind="trec"),
+        "ndcg@10",
+    )
+    assert again == pytest.approx(report["variants"][1]["metrics"]["ndcg@10"], abs=1e-4)
     assert (tmp_path / "plot.png").read_bytes()[:4] == b"\x89PNG"
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["base.trec", "better.trec", "same.trec"]
 
@@ -168,3 +188,56 @@ def test_an_interval_stays_within_the_metric_range() -> None:
     assert 0.0 <= low < 0.75 < high == 1.0  # the symmetric interval would pass 1.0
     assert confidence_interval([0.0, 0.0, 0.1])[0] == 0.0
     assert confidence_interval([0.5]) == (0.5, 0.5)
+
+
+def test_judged_at_k_and_condensed_lists_say_what_the_figures_rest_on(
+    dataset: Dataset, three: list[VariantResult]
+) -> None:
+    """The baseline's top 10 holds three results per query, one of them judged: judged@10 is a third, and its
+    condensed lists (unjudged removed) put the judged result first."""
+    base, better, _ = three
+    assert base.judged_k == 10 and base.judged_at == {q: pytest.approx(1 / 3) for q in BASELINE_RUN}
+    assert better.judged_at["q1"] == 1.0 and better.judged_at["q3"] == pytest.approx(2 / 3)
+    assert base.condensed["mrr@10"] == 1.0 and base.metrics["mrr@10"] == pytest.approx(1 / 3, abs=1e-4)
+    report = report_dict(dataset, three, [])
+    [warning, *_] = report["warnings"]
+    assert warning.startswith("base: only 33% of its top 10 was judged (judged@10)") and "q1 (33%" in warning
+    assert report["variants"][0]["judged_at_k"]["mean"] == pytest.approx(1 / 3, abs=1e-4)
+    text = markdown(report, three)
+    assert "> **Warning.** base: only 33%" in text
+    assert "| base | 33% | 0.4520 / 0.9041 | 0.3333 / 1.0000 |" in text  # default and condensed, per metric
+
+
+def test_holm_randomization_and_effect_sizes_beside_the_t_test(comparisons: list[Comparison]) -> None:
+    """Holm over all six comparisons, an exact randomization test over the 2^5 sign flips, d_z with intervals."""
+    import itertools
+
+    ranked = sorted(comparisons, key=lambda c: c.p_value)
+    holm = []
+    for rank, c in enumerate(ranked):
+        holm.append(max([*holm[-1:], min(1.0, (len(ranked) - rank) * c.p_value)]))
+    assert [c.p_holm for c in ranked] == pytest.approx(holm, rel=1e-3)
+    assert all(c.significant_holm == (c.p_holm <= 0.05) for c in comparisons)
+    [ndcg] = [c for c in comparisons if c.variant == "better" and c.metric == "ndcg@10"]
+    assert ndcg.delta_interval[0] < ndcg.delta < ndcg.delta_interval[1]
+    assert ndcg.effect_size is not None and ndcg.effect_size > 0
+    same = [c for c in comparisons if c.variant == "same"]
+    assert all((c.p_randomization, c.effect_size, c.p_holm) == (1.0, 0.0, 1.0) for c in same)
+    assert 0 < ndcg.p_randomization <= 1 and ndcg.p_randomization * 32 == pytest.approx(
+        round(ndcg.p_randomization * 32)
+    )  # exact: a count of the 32 sign flips
+    assert len(list(itertools.product((1, -1), repeat=5))) == 32
+
+
+def test_per_query_differences_name_the_queries_and_their_moves(
+    dataset: Dataset, three: list[VariantResult], comparisons: list[Comparison]
+) -> None:
+    report = report_dict(dataset, three, comparisons)
+    rows = report["per_query_differences"]["better"]
+    assert [row["query"] for row in rows] == ["q1", "q2", "q3", "q5"]  # the biggest gain first, the loss last
+    assert rows[0]["moves"] == [  # the biggest rise first: d21 came from beyond the run
+        {"doc": "d21", "grade": 1, "from": None, "to": 2},
+        {"doc": "d1", "grade": 2, "from": 3, "to": 1},
+    ]
+    assert rows[-1]["delta"] < 0 and report["per_query_differences"]["same"] == []
+    assert "Queries that moved most on ndcg@10" in markdown(report, three)

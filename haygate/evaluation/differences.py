@@ -1,0 +1,94 @@
+"""Per-query differences between two runs: which queries got better or worse, by how much, and how each query's
+relevant results moved (rank in one run, rank in the other), best gain first. The report holds them for every
+variant against the baseline; `haygate compare` reads any two runs of a report folder (their TREC run files and
+the qrels written beside them)."""
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from haygate.evaluation.coverage import top
+
+Run = Mapping[str, Mapping[str, float]]
+Qrels = Mapping[str, Mapping[str, int]]
+MOVES_DEPTH = 100  # ranks a relevant result is looked for in, in either run
+
+
+def rank_moves(before: Mapping[str, float], after: Mapping[str, float], grades: Mapping[str, int]) -> list[dict]:
+    """Each relevant result whose rank changed: its grade, its rank before and after (None: not in the first
+    `MOVES_DEPTH`), the biggest rise first."""
+    ranks_before = {doc: rank for rank, doc in enumerate(top(before, MOVES_DEPTH), start=1)}
+    ranks_after = {doc: rank for rank, doc in enumerate(top(after, MOVES_DEPTH), start=1)}
+    moves = []
+    for doc, grade in grades.items():
+        was, now = ranks_before.get(doc), ranks_after.get(doc)
+        if grade > 0 and was != now:
+            moves.append({"doc": doc, "grade": grade, "from": was, "to": now})
+    far = MOVES_DEPTH + 1
+    return sorted(moves, key=lambda move: ((move["to"] or far) - (move["from"] or far), move["doc"]))
+
+
+def per_query(
+    before: Run,
+    after: Run,
+    scores_before: Mapping[str, float],
+    scores_after: Mapping[str, float],
+    qrels: Qrels,
+    texts: Mapping[str, Any],
+) -> list[dict[str, Any]]:
+    """Every query whose score changed, with its text and its relevant results' moves, the biggest gain first
+    and the biggest loss last."""
+    changed = []
+    for query_id in sorted(scores_before):
+        old, new = scores_before[query_id], scores_after.get(query_id, 0.0)
+        if abs(new - old) > 1e-9:
+            changed.append(
+                {
+                    "query": query_id,
+                    "text": texts.get(query_id, ""),
+                    "before": round(old, 4),
+                    "after": round(new, 4),
+                    "delta": round(new - old, 4),
+                    "moves": rank_moves(before.get(query_id, {}), after.get(query_id, {}), qrels.get(query_id, {})),
+                }
+            )
+    return sorted(changed, key=lambda row: (-row["delta"], row["query"]))
+
+
+def read_trec_run(path: Path) -> dict[str, dict[str, float]]:
+    """A TREC run file (`qid Q0 doc rank score tag`), as the report writes one per variant."""
+    run: dict[str, dict[str, float]] = {}
+    for line in path.read_text().splitlines():
+        query_id, _, doc_id, _, value, *_ = line.split()
+        run.setdefault(query_id, {})[doc_id] = float(value)
+    return run
+
+
+def read_trec_qrels(path: Path) -> dict[str, dict[str, int]]:
+    """TREC qrels (`qid 0 doc grade`), as the report writes the judgments it was scored with."""
+    qrels: dict[str, dict[str, int]] = {}
+    for line in path.read_text().splitlines():
+        query_id, _, doc_id, grade = line.split()
+        qrels.setdefault(query_id, {})[doc_id] = int(grade)
+    return qrels
+
+
+def write_trec_qrels(qrels: Qrels, path: Path) -> None:
+    with path.open("w") as handle:
+        for query_id in sorted(qrels):
+            for doc_id, grade in sorted(qrels[query_id].items()):
+                handle.write(f"{query_id} 0 {doc_id} {grade}\n")
+
+
+def describe(rows: list[dict[str, Any]], limit: int) -> list[str]:
+    """The largest gains and losses as lines: a query, its scores, and its relevant results' moves."""
+
+    def line(row: dict[str, Any]) -> str:
+        moved = ", ".join(f"{m['doc']} ({m['grade']}) {m['from'] or '-'}→{m['to'] or '-'}" for m in row["moves"][:3])
+        text = str(row["text"])[:70]
+        scores = f"{row['before']:.4f} → {row['after']:.4f} ({row['delta']:+.4f})"
+        return f"{row['query']} {text!r}: {scores}" + (f"; {moved}" if moved else "")
+
+    gains = [row for row in rows if row["delta"] > 0][:limit]
+    losses = [row for row in reversed(rows) if row["delta"] < 0][:limit]
+    return [*(f"+ {line(row)}" for row in gains), *(f"- {line(row)}" for row in losses)]
