@@ -5,7 +5,7 @@ Everything is checked before any indexing starts, and every problem names the fi
 
 import hashlib
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,13 @@ class Dataset:
     corpus_size: int
     empty_documents: tuple[str, ...] = ()  # real corpora have some (Cranfield): kept unretrievable, not fatal
     sample: CorpusSample | None = None  # set by `limited`: index only part of the corpus
+    judged: dict[str, dict[str, int]] = field(default_factory=dict)  # every grade, 0 included (judged@k reads it)
+    tags: dict[str, list[str]] = field(default_factory=dict)  # query id -> its `metadata.tags` in queries.jsonl
+
+    @property
+    def judgments(self) -> dict[str, dict[str, int]]:
+        """Every judged result per query, grade 0 included: what a result must be in to count as judged."""
+        return self.judged or self.qrels
 
     @property
     def store_name(self) -> str:
@@ -70,6 +77,8 @@ def limited(dataset: Dataset, query_ids: list[str]) -> Dataset:
         dataset,
         queries={q: dataset.queries[q] for q in kept},
         qrels={q: dataset.qrels[q] for q in kept},
+        judged={q: dataset.judged[q] for q in kept if q in dataset.judged},
+        tags={q: dataset.tags[q] for q in kept if q in dataset.tags},
         corpus_size=size,
         sample=sample,
     )
@@ -92,7 +101,8 @@ def load_dataset(root: Path, split: str, limit: int | None = None) -> Dataset:
             raise DatasetError(f"{path}: missing (BEIR layout: corpus.jsonl, queries.jsonl, qrels/<split>.tsv){hint}")
     corpus_ids, empty = _corpus_ids(corpus_path)
     query_text = read_queries(queries_path)
-    qrels = relevant(read_grades(qrels_path, set(query_text), corpus_ids))
+    grades = read_grades(qrels_path, set(query_text), corpus_ids)
+    qrels = relevant(grades)
     if not qrels:
         raise DatasetError(f"{qrels_path}: no judgments with a positive score")
     if empty:
@@ -103,7 +113,22 @@ def load_dataset(root: Path, split: str, limit: int | None = None) -> Dataset:
             empty[0],
         )
     dataset = Dataset(root, split, {q: query_text[q] for q in qrels}, qrels, len(corpus_ids), tuple(empty))
+    dataset = replace(dataset, judged={q: grades[q] for q in qrels}, tags=query_tags(queries_path, set(qrels)))
     return dataset if limit is None else limited(dataset, list(dataset.queries)[:limit])
+
+
+def query_tags(path: Path, query_ids: set[str]) -> dict[str, list[str]]:
+    """Each query's tags (`metadata.tags`: a list of strings, or one string), for metrics per tag."""
+    tags = {}
+    for number, record in read_rows(path):
+        query_id, own = str(record["_id"]), (record.get("metadata") or {}).get("tags")
+        if query_id not in query_ids or own is None:
+            continue
+        own = [own] if isinstance(own, str) else own
+        if not isinstance(own, list) or not all(isinstance(tag, str) and tag.strip() for tag in own):
+            raise DatasetError(f"{path}:{number}: query '{query_id}': metadata.tags is a list of names, got {own!r}")
+        tags[query_id] = sorted({tag.strip() for tag in own})
+    return tags
 
 
 def load_judged_queries(root: Path, split: str) -> tuple[Dataset, dict[str, tuple[str, dict[str, Any]]]]:
@@ -117,7 +142,8 @@ def load_judged_queries(root: Path, split: str) -> tuple[Dataset, dict[str, tupl
         if not path.exists():
             raise DatasetError(f"{path}: missing (a judged set holds queries.jsonl and qrels/<split>.tsv)")
     query_text = read_queries(queries_path)
-    qrels = relevant(read_grades(qrels_path, set(query_text), None))
+    grades = read_grades(qrels_path, set(query_text), None)
+    qrels = relevant(grades)
     if not qrels:
         raise DatasetError(f"{qrels_path}: no judgments with a positive score")
     metadata = {query_id: entry["metadata"] for query_id, entry in read_set_queries(root).items()}
@@ -128,6 +154,7 @@ def load_judged_queries(root: Path, split: str) -> tuple[Dataset, dict[str, tupl
     # A query judged in no split should find nothing; it belongs to the split its metadata names (default test).
     unjudged = {q for q in query_text if q not in judged_anywhere and metadata[q].get("split", "test") == split}
     dataset = Dataset(root, split, {q: query_text[q] for q in qrels}, qrels, 0)
+    dataset = replace(dataset, judged={q: grades[q] for q in qrels}, tags=query_tags(queries_path, set(qrels)))
     return dataset, {q: (query_text[q], metadata[q]) for q in query_text if q in qrels or q in unjudged}
 
 

@@ -59,7 +59,28 @@ def report_dict(
         ],
         "comparisons": [asdict(c) for c in comparisons],
         "per_query_differences": per_query_differences(dataset, results),
+        "by_tag": by_tag(dataset, results),
         "queries": dataset.queries,  # the judged queries' texts: a per-query win or loss is read by its words
+    }
+
+
+def by_tag(dataset: Dataset, results: Sequence[VariantResult]) -> dict[str, dict[str, Any]]:
+    """Every metric's mean over the queries of each tag (`metadata.tags` in queries.jsonl), per variant."""
+    tagged: dict[str, list[str]] = {}
+    for query_id, tags in dataset.tags.items():
+        for tag in tags:
+            tagged.setdefault(tag, []).append(query_id)
+    return {
+        tag: {
+            "queries": len(ids),
+            "variants": {
+                r.name: {
+                    m: round(sum(scores.get(q, 0.0) for q in ids) / len(ids), 4) for m, scores in r.per_query.items()
+                }
+                for r in results
+            },
+        }
+        for tag, ids in sorted(tagged.items())
     }
 
 
@@ -122,6 +143,7 @@ def markdown(report: dict[str, Any], results: Sequence[VariantResult]) -> str:
             + f" | {variant['latency_ms']['p50']:.1f} | {variant['latency_ms']['p95']:.1f} |"
         )
     lines += judged_table(report, metrics)
+    lines += tag_table(report, metrics)
     for variant in report["variants"]:
         if "unjudged" in variant:
             seen = variant["unjudged"]
@@ -182,6 +204,20 @@ def judged_table(report: dict[str, Any], metrics: Sequence[str]) -> list[str]:
         lines.append(
             f"| {variant['name']} | {'n/a' if share is None else f'{share:.0%}'} | " + " | ".join(cells) + " |"
         )
+    return lines
+
+
+def tag_table(report: dict[str, Any], metrics: Sequence[str]) -> list[str]:
+    """Each tag's queries scored apart: where a variant gains or loses (navigational, paraphrase, ...)."""
+    tags = report.get("by_tag") or {}
+    if not tags:
+        return []
+    lines = ["", "## Metrics per tag", "", "| tag | queries | variant | " + " | ".join(metrics) + " |"]
+    lines.append("|---" * (len(metrics) + 3) + "|")
+    for tag, entry in tags.items():
+        for name, means in entry["variants"].items():
+            cells = " | ".join(f"{means[m]:.4f}" for m in metrics)
+            lines.append(f"| {tag} | {entry['queries']} | {name} | {cells} |")
     return lines
 
 

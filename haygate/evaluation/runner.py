@@ -281,8 +281,8 @@ def score(result: VariantResult, dataset: Dataset, metrics: Sequence[str]) -> No
     result.metrics = {m: round(float(run.mean_scores[m]), 4) for m in metrics}
     result.per_query = {m: {q: float(v) for q, v in run.scores[m].items()} for m in metrics}
     result.judged_k = coverage.cutoff(metrics)
-    result.judged_at = coverage.judged_at(result.run, dataset.qrels, result.judged_k)
-    kept = Run(coverage.condensed(result.run, dataset.qrels))
+    result.judged_at = coverage.judged_at(result.run, dataset.judgments, result.judged_k)
+    kept = Run(coverage.condensed(result.run, dataset.judgments))
     evaluate(Qrels(dataset.qrels), kept, list(metrics), make_comparable=True)
     result.condensed = {m: round(float(kept.mean_scores[m]), 4) for m in metrics}
 

@@ -220,7 +220,7 @@ def _check_judged_ids(corpus: CorpusIds, judged: JudgedToolSet, collection: str,
     judged_ids = {doc for docs in judged.dataset.qrels.values() for doc in docs}
     earlier = {old: new for old in judged_ids if not corpus.names(old) and (new := corpus.current(old))}
     if earlier:  # ids an earlier version wrote (a heading's attribute list in them): graded as the section now
-        for docs in judged.dataset.qrels.values():
+        for docs in [*judged.dataset.qrels.values(), *judged.dataset.judged.values()]:
             for old in [doc for doc in docs if doc in earlier]:
                 docs[earlier[old]] = max(docs.pop(old), docs.get(earlier[old], 0))
         old, new = next(iter(sorted(earlier.items())))
@@ -374,7 +374,7 @@ class Caller:
             msg = f"tool '{spec.tool}' answered without a list `{spec.results}` (keys: {sorted(answer)})"
             raise ConfigurationError(msg, {"field": spec.results})
         chains = self._chains(rows, provenance)
-        judged = self.judged.dataset.qrels.get(query_id, {})
+        judged = self.judged.dataset.judgments.get(query_id, {})  # grade 0 too: a judged result, not relevant
         counted = [counted_as(chain, judged) for chain in chains]
         self.rows += len(counted)
         self.hits += sum(1 for c in counted if c in judged)

@@ -241,3 +241,30 @@ def test_per_query_differences_name_the_queries_and_their_moves(
     ]
     assert rows[-1]["delta"] < 0 and report["per_query_differences"]["same"] == []
     assert "Queries that moved most on ndcg@10" in markdown(report, three)
+
+
+def test_queries_carry_tags_and_the_report_scores_each_tag(tmp_path: Path) -> None:
+    """`metadata.tags` in queries.jsonl (a list, or one name): every metric's mean per tag, per variant."""
+    import shutil
+
+    copy = tmp_path / "tiny"
+    shutil.copytree(TINY, copy)
+    rows = [json.loads(line) for line in (copy / "queries.jsonl").read_text().splitlines() if line.strip()]
+    for row in rows:
+        row["metadata"] = {"tags": ["navigational"] if row["_id"] in ("q1", "q2") else "paraphrase"}
+    (copy / "queries.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    tagged = load_dataset(copy, "train")
+    assert tagged.tags["q1"] == ["navigational"] and tagged.tags["q3"] == ["paraphrase"]
+    results = [variant(name, run, tagged) for name, run in {"base": BASELINE_RUN, "better": BETTER_RUN}.items()]
+    report = report_dict(tagged, results, [])
+    navigational = report["by_tag"]["navigational"]
+    assert navigational["queries"] == 2
+    expected = (results[1].per_query["mrr@10"]["q1"] + results[1].per_query["mrr@10"]["q2"]) / 2
+    assert navigational["variants"]["better"]["mrr@10"] == pytest.approx(expected, abs=1e-4)
+    assert "## Metrics per tag" in markdown(report, results) and "| paraphrase | 3 | base |" in markdown(
+        report, results
+    )
+    rows[0]["metadata"] = {"tags": [3]}
+    (copy / "queries.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    with pytest.raises(Exception, match=r"queries.jsonl:1: query 'q1': metadata.tags is a list of names"):
+        load_dataset(copy, "train")
