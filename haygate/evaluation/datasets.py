@@ -118,16 +118,19 @@ def load_dataset(root: Path, split: str, limit: int | None = None) -> Dataset:
 
 
 def query_tags(path: Path, query_ids: set[str]) -> dict[str, list[str]]:
-    """Each query's tags (`metadata.tags`: a list of strings, or one string), for metrics per tag."""
+    """Each query's tags, for metrics per tag: `metadata.tags` (a list of names, or one name), and the
+    `metadata.kind` the committed sets already give each query (`paraphrase`, `heading`, ...)."""
     tags = {}
     for number, record in read_rows(path):
-        query_id, own = str(record["_id"]), (record.get("metadata") or {}).get("tags")
-        if query_id not in query_ids or own is None:
+        query_id, metadata = str(record["_id"]), record.get("metadata") or {}
+        own = metadata.get("tags")
+        if query_id not in query_ids or (own is None and not isinstance(metadata.get("kind"), str)):
             continue
-        own = [own] if isinstance(own, str) else own
+        own = [] if own is None else [own] if isinstance(own, str) else own
         if not isinstance(own, list) or not all(isinstance(tag, str) and tag.strip() for tag in own):
             raise DatasetError(f"{path}:{number}: query '{query_id}': metadata.tags is a list of names, got {own!r}")
-        tags[query_id] = sorted({tag.strip() for tag in own})
+        kind = [metadata["kind"]] if isinstance(metadata.get("kind"), str) and metadata["kind"].strip() else []
+        tags[query_id] = sorted({tag.strip() for tag in [*own, *kind]})
     return tags
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from haygate.evaluation import coverage, differences
+from haygate.evaluation import coverage, differences, overlap
 from haygate.evaluation.datasets import Dataset
 from haygate.evaluation.runner import SIGNIFICANCE, STAT_TEST, Comparison, VariantResult
 
@@ -60,8 +60,29 @@ def report_dict(
         "comparisons": [asdict(c) for c in comparisons],
         "per_query_differences": per_query_differences(dataset, results),
         "by_tag": by_tag(dataset, results),
+        "overlap_with_baseline": overlap_with_baseline(results),
         "queries": dataset.queries,  # the judged queries' texts: a per-query win or loss is read by its words
     }
+
+
+def overlap_with_baseline(results: Sequence[VariantResult]) -> dict[str, dict[str, Any]]:
+    """Each variant's rank-biased overlap with the baseline, per query and on average: what the change moved,
+    judged or not."""
+    if not results:
+        return {}
+    baseline = results[0]
+    found = {}
+    for result in results[1:]:
+        per_query = {
+            q: round(overlap.rbo(coverage.top(baseline.run[q], OVERLAP_DEPTH), coverage.top(ranked, OVERLAP_DEPTH)), 4)
+            for q, ranked in result.run.items()
+            if q in baseline.run
+        }
+        found[result.name] = {"p": overlap.DEFAULT_P, "mean": coverage.mean(per_query), "per_query": per_query}
+    return found
+
+
+OVERLAP_DEPTH = 100  # ranks of each run compared (the runs' own depth)
 
 
 def by_tag(dataset: Dataset, results: Sequence[VariantResult]) -> dict[str, dict[str, Any]]:
@@ -157,6 +178,15 @@ def markdown(report: dict[str, Any], results: Sequence[VariantResult]) -> str:
         by_variant.setdefault(comparison["variant"], []).append(comparison)
     for name, rows in by_variant.items():
         lines += comparison_table(baseline, name, rows)
+        alike = report.get("overlap_with_baseline", {}).get(name)
+        if alike and alike["mean"] is not None:
+            least = sorted(alike["per_query"].items(), key=lambda pair: (pair[1], pair[0]))[:MOVERS]
+            named = ", ".join(f"`{q}` ({value:.2f})" for q, value in least)
+            lines += [
+                "",
+                f"Rank-biased overlap with {baseline} (p = {alike['p']}, no judgment needed): {alike['mean']:.3f} on "
+                f"average; least alike: {named}.",
+            ]
         moved = differences.describe(report.get("per_query_differences", {}).get(name, []), MOVERS)
         if moved:
             lines += [

@@ -268,3 +268,17 @@ def test_queries_carry_tags_and_the_report_scores_each_tag(tmp_path: Path) -> No
     (copy / "queries.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     with pytest.raises(Exception, match=r"queries.jsonl:1: query 'q1': metadata.tags is a list of names"):
         load_dataset(copy, "train")
+
+
+def test_rank_biased_overlap_says_what_a_change_moved(
+    dataset: Dataset, three: list[VariantResult], comparisons: list[Comparison]
+) -> None:
+    from haygate.evaluation.overlap import rbo
+
+    assert rbo(list("abcde"), list("abcde")) == 1.0 and rbo(list("abc"), list("xyz")) == 0.0
+    assert rbo(list("abcde"), list("bacde")) == pytest.approx(0.9)  # the first two swapped: p = 0.9 of the weight
+    report = report_dict(dataset, three, comparisons)
+    assert report["overlap_with_baseline"]["same"]["mean"] == 1.0
+    moved = report["overlap_with_baseline"]["better"]
+    assert moved["per_query"]["q4"] == 1.0 and moved["per_query"]["q2"] < 0.5 and moved["mean"] < 1.0
+    assert "Rank-biased overlap with base (p = 0.9, no judgment needed)" in markdown(report, three)
