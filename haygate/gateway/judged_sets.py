@@ -201,8 +201,9 @@ def write_set(
     `read_set_queries` reads them back), each split's qrels, and when given its spec and the rankings seen."""
     folder.mkdir(parents=True, exist_ok=True)
     rows = []
-    for entry in queries.values():
-        metadata: dict[str, Any] = {"split": entry.get("split", "test")}
+    for entry in queries.values():  # metadata read back (a hand-made set's `kind`...) is kept
+        metadata: dict[str, Any] = {**(entry.get("metadata") or {}), "split": entry.get("split", "test")}
+        metadata.pop("arguments", None)
         if entry.get("arguments"):
             metadata["arguments"] = entry["arguments"]
         rows.append(json.dumps({"_id": entry["id"], "text": entry["text"], "metadata": metadata}))
@@ -237,19 +238,21 @@ def read_spec(folder: Path) -> JudgedSetSpec:
 
 def read_set_queries(folder: Path) -> dict[str, dict[str, Any]]:
     path = folder / QUERIES_FILE
-    queries = {}
-    for _, row in read_rows(path) if path.is_file() else []:
-        metadata = row.get("metadata") or {}
-        arguments = metadata.get("arguments") if isinstance(metadata.get("arguments"), dict) else None
-        split = str(metadata.get("split", "test"))
-        queries[str(row["_id"])] = {
-            "id": str(row["_id"]),
-            "text": str(row.get("text", "")),
-            "arguments": arguments,
-            "split": split,
-            "metadata": dict(metadata) if isinstance(metadata, dict) else {},
-        }
-    return queries
+    entries = (query_entry(row) for _, row in read_rows(path)) if path.is_file() else iter(())
+    return {entry["id"]: entry for entry in entries}
+
+
+def query_entry(row: dict[str, Any]) -> dict[str, Any]:
+    """A queries.jsonl row as a set holds it: `{id, text, arguments, split, metadata}`."""
+    metadata = row.get("metadata") or {}
+    arguments = metadata.get("arguments") if isinstance(metadata.get("arguments"), dict) else None
+    return {
+        "id": str(row["_id"]),
+        "text": str(row.get("text", "")),
+        "arguments": arguments,
+        "split": str(metadata.get("split", "test")),
+        "metadata": dict(metadata) if isinstance(metadata, dict) else {},
+    }
 
 
 def read_all_grades(folder: Path, query_ids: set[str]) -> dict[str, dict[str, dict[str, int]]]:
@@ -297,45 +300,66 @@ def set_folder(root: Path, name: str) -> Path:
 
 
 def save_set(root: Path, name: str, body: Any, served: set[str]) -> dict[str, Any]:
-    """Write one split of a judged set, keeping the other splits' queries and grades and any eval.yaml keys
-    the tab does not set (a corpus, metrics)."""
+    """Write one split of a judged set as the Judge tab sent it (`write_split`)."""
     saved = checked(body, served)
-    ids = [q.id for q in saved.queries]
     folder = set_folder(root, name)
-    folder.mkdir(parents=True, exist_ok=True)
-    spec = read_spec(folder).model_dump(mode="json", exclude_none=True) if (folder / SPEC_FILE).is_file() else {}
-    spec.setdefault("arguments", {"query": QUERY_SLOT})
-    spec.update(tool=saved.tool, level=saved.level)
-    JudgedSetSpec.model_validate(spec)
-
-    queries = {q: entry for q, entry in read_set_queries(folder).items() if entry["split"] != saved.split}
-    taken = sorted(set(ids) & set(queries))
-    if taken:
-        msg = f"judged set: query ids {taken} belong to another split of '{name}'; a query id names one query"
-        raise InvalidRequestError(msg, {"field": "queries"})
-    for query in saved.queries:
-        queries[query.id] = {"id": query.id, "text": query.text, "arguments": query.arguments, "split": saved.split}
-    grades = read_all_grades(folder, set(queries))
-    grades[saved.split] = {q: dict(judged) for q, judged in saved.grades.items() if judged}
-    judging = read_judging(folder)
-    at = datetime.now(UTC).isoformat(timespec="seconds")
-    before = judging.get(saved.split, {}) if isinstance(judging.get(saved.split), dict) else {}
-    judging[saved.split] = {
-        q: before[q]
-        if isinstance(before.get(q), dict) and before[q].get("ranking") == ranking
-        else {"ranking": ranking, "at": at}
-        for q, ranking in saved.seen.items()
-    }
-
-    write_set(folder, queries, grades, spec, judging)
-    judged_count = sum(len(docs) for docs in grades[saved.split].values())
+    judged = write_split(folder, saved.tool, saved.split, saved.queries, saved.grades, saved.level, saved.seen)
     return {
         "name": name,
         "folder": f"{root.name}/{name}",
         "split": saved.split,
         "queries": len(saved.queries),
-        "judged": judged_count,
+        "judged": judged,
     }
+
+
+def write_split(
+    folder: Path,
+    tool: str,
+    split: str,
+    queries: list[JudgedQuery],
+    grades: dict[str, dict[str, int]],
+    level: Literal["record", "section"] | None = None,
+    seen: dict[str, list[str]] | None = None,
+) -> int:
+    """Write one split of the set in `folder` (the Judge tab's save, `haygate judged import`), keeping the other
+    splits' queries and grades and any eval.yaml keys not set here (a corpus, metrics). `seen`: the rankings
+    the tab showed; without them (an import) the split's earlier rankings go, with the grades they belonged
+    to. Returns how many judgments the split holds."""
+    folder.mkdir(parents=True, exist_ok=True)
+    on_disk = read_spec(folder) if (folder / SPEC_FILE).is_file() else None
+    spec = on_disk.model_dump(mode="json", exclude_none=True) if on_disk is not None else {}
+    spec.setdefault("arguments", {"query": QUERY_SLOT})
+    spec.update(tool=tool, **({"level": level} if level is not None else {}))
+    unchanged = JudgedSetSpec.model_validate(spec) == on_disk  # a hand-written eval.yaml keeps its comments
+
+    entries = {q: entry for q, entry in read_set_queries(folder).items() if entry["split"] != split}
+    taken = sorted({q.id for q in queries} & set(entries))
+    if taken:
+        msg = f"judged set: query ids {taken} belong to another split of '{folder.name}'; a query id names one query"
+        raise InvalidRequestError(msg, {"field": "queries"})
+    for query in queries:
+        entries[query.id] = {"id": query.id, "text": query.text, "arguments": query.arguments, "split": split}
+    all_grades = read_all_grades(folder, set(entries))
+    all_grades[split] = {q: dict(judged) for q, judged in grades.items() if judged}
+    judging = read_judging(folder)
+    had_judging = (folder / JUDGING_FILE).is_file()
+    if seen is None:
+        judging.pop(split, None)
+    else:
+        at = datetime.now(UTC).isoformat(timespec="seconds")
+        before = judging.get(split, {}) if isinstance(judging.get(split), dict) else {}
+        judging[split] = {
+            q: before[q]
+            if isinstance(before.get(q), dict) and before[q].get("ranking") == ranking
+            else {"ranking": ranking, "at": at}
+            for q, ranking in seen.items()
+        }
+
+    write_set(
+        folder, entries, all_grades, None if unchanged else spec, judging if seen is not None or had_judging else None
+    )
+    return sum(len(docs) for docs in all_grades[split].values())
 
 
 def checked(body: Any, served: set[str]) -> SavedSet:
