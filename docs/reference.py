@@ -378,7 +378,7 @@ def environment_name(name: str, field: FieldInfo) -> str:
 def cli_options() -> dict[str, list[str]]:
     """Settings field name -> the command-line options that set it (an option whose dest is the field's name)."""
     options: dict[str, list[str]] = {}
-    for command, (parser, _) in cli_commands().items():
+    for command, (parser, _) in command_leaves(cli_parser()).items():
         for action in parser._actions:
             if action.option_strings:
                 options.setdefault(action.dest, []).append(f"haygate {command} {action.option_strings[-1]}")
@@ -392,7 +392,7 @@ def settings_page() -> str:
     from haygate import settings
 
     options = cli_options()
-    commands = list(cli_commands())
+    commands = list(command_leaves(cli_parser()))
     rows = []
     for name, field in settings.Settings.model_fields.items():
         kind = type_name(field.annotation)
@@ -445,6 +445,22 @@ def cli_commands(parser: argparse.ArgumentParser | None = None) -> dict[str, tup
     return {name: (sub, helps.get(name, "")) for name, sub in subparsers.choices.items()}
 
 
+def has_commands(parser: argparse.ArgumentParser) -> bool:
+    """A command group (`haygate judged`): its commands come after its name."""
+    return any(isinstance(action, argparse._SubParsersAction) for action in parser._actions)
+
+
+def command_leaves(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str, tuple[argparse.ArgumentParser, str]]:
+    """Every command that runs, by its whole name (`judged import trec`), in the parser's order."""
+    found: dict[str, tuple[argparse.ArgumentParser, str]] = {}
+    for name, (sub, help_) in cli_commands(parser).items():
+        if has_commands(sub):
+            found.update(command_leaves(sub, f"{prefix}{name} "))
+        else:
+            found[prefix + name] = (sub, help_)
+    return found
+
+
 _ARGPARSE_TYPES: dict[Any, str] = {None: "string", str: "string", int: "integer", float: "number", Path: "path"}
 
 
@@ -469,6 +485,8 @@ def _default(action: argparse.Action) -> str:
     may be left out)."""
     if (action.option_strings and action.required) or (not action.option_strings and action.nargs in (None, "+")):
         return "required"
+    if isinstance(action, argparse._SubParsersAction):  # a command group's command
+        return "required"
     if action.nargs == 0 or action.default in (None, [], argparse.SUPPRESS):
         return ""
     return code(str(action.default))
@@ -483,11 +501,14 @@ def _invocation(action: argparse.Action) -> str:
     return flags if action.nargs == 0 else f"{flags} {action.metavar or action.dest.upper()}"
 
 
-def arguments_table(parser: argparse.ArgumentParser) -> str:
+def arguments_table(parser: argparse.ArgumentParser, commands: bool = True) -> str:
+    """A parser's arguments; with `commands`, a command group's command too (the top parser's has its own table)."""
     formatter = parser._get_formatter()
     rows = []
     for action in parser._actions:
-        if isinstance(action, argparse._HelpAction | argparse._SubParsersAction):
+        if isinstance(action, argparse._HelpAction) or (
+            isinstance(action, argparse._SubParsersAction) and not commands
+        ):
             continue
         help_text = formatter._expand_help(action) if action.help else ""
         rows.append((code(_invocation(action)), _value(action), _default(action), text(help_text)))
@@ -516,7 +537,7 @@ def cli_page() -> str:
         usage(parser),
         "```",
         "",
-        arguments_table(parser),
+        arguments_table(parser, commands=False),
         "",
         table(
             ("Command", "What it does"),
@@ -528,12 +549,21 @@ def cli_page() -> str:
         "",
     ]
     for name, (sub, help_) in commands.items():
-        lines += [f"## haygate {name} {{#haygate-{slug(name)}}}", "", text(help_), "", "```text", usage(sub), "```", ""]
-        lines += [arguments_table(sub), ""]
-        for group in sub._mutually_exclusive_groups:
-            names = ", ".join(code(action.option_strings[-1]) for action in group._group_actions)
-            lines += [f"Give {'exactly' if group.required else 'at most'} one of {names}.", ""]
+        lines += command_section("## ", name, sub, help_)
+        if has_commands(sub):
+            for leaf, (command, leaf_help) in command_leaves(sub, f"{name} ").items():
+                lines += command_section("### ", leaf, command, leaf_help)
     return "\n".join([*lines, *ingest_report_sections()])
+
+
+def command_section(level: str, name: str, parser: argparse.ArgumentParser, help_: str) -> list[str]:
+    """A command's heading, what it does, its usage line and its arguments."""
+    lines = [f"{level}haygate {name} {{#haygate-{slug(name)}}}", "", text(help_), "", "```text", usage(parser), "```"]
+    lines += ["", arguments_table(parser), ""]
+    for group in parser._mutually_exclusive_groups:
+        names = ", ".join(code(action.option_strings[-1]) for action in group._group_actions)
+        lines += [f"Give {'exactly' if group.required else 'at most'} one of {names}.", ""]
+    return lines
 
 
 def ingest_report_sections() -> list[str]:

@@ -1,5 +1,5 @@
 """`haygate` command line: init, serve, ingest, delete, extract, optimize, repair, validate, examples, skill,
-call, stats, eval and tune.
+call, stats, eval, tune and judged.
 
 The top layer: it builds `Settings` from the environment once and hands them to what it runs. It imports
 what a command needs when the command runs: `--help` loads nothing, a command that a running server takes
@@ -217,6 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_data_commands(commands, home)
     add_tool_commands(commands, home)
     add_evaluation_commands(commands, home)
+    add_judged_commands(commands, home)
+    described(commands)
     return parser
 
 
@@ -398,10 +400,72 @@ def add_evaluation_commands(commands: "Commands", home: argparse.ArgumentParser)
     progress_flags(tune)
     ray_flags(tune)
     tune.set_defaults(handler="cmd_tune")
-    for choice in commands._choices_actions:  # each command's own --help opens with what it does
+
+
+def add_judged_commands(commands: "Commands", home: argparse.ArgumentParser) -> None:
+    """`judged import trec|quepid` and `judged export trec`: a judged set to and from other tools' files."""
+    judged = commands.add_parser(
+        name="judged", help="import judgments from TREC qrels or a Quepid CSV into a judged set; export one as TREC"
+    )
+    actions = judged.add_subparsers(required=True, metavar="ACTION", help="import or export")
+    importing = actions.add_parser("import", help="write a judged set from another tool's judgments")
+    formats = importing.add_subparsers(required=True, metavar="FORMAT", help="the file's format: trec or quepid")
+    trec = formats.add_parser(
+        "trec",
+        parents=[home],
+        help="TREC qrels (`query-id 0 doc-id grade`, grades 0-3) or BEIR's qrels TSV, with the queries' texts",
+    )
+    trec.add_argument("qrels", type=Path, metavar="QRELS_FILE", help="the qrels file")
+    trec.add_argument(
+        "--queries",
+        type=Path,
+        help="the queries' texts, which qrels lack: BEIR's queries.jsonl ({_id, text}) or TSV query-id<TAB>text",
+    )
+    import_flags(trec)
+    trec.set_defaults(handler="cmd_judged_import_trec")
+    quepid = formats.add_parser(
+        "quepid", parents=[home], help="a Quepid case's ratings, as its CSV exports write them (Basic or Detailed)"
+    )
+    quepid.add_argument("ratings", type=Path, metavar="CSV", help="the exported ratings")
+    quepid.add_argument(
+        "--scale",
+        choices=["0-1", "0-3", "0-10"],
+        help="the case's rating scale, mapped to grades 0-3 (default: the smallest that holds the highest rating)",
+    )
+    import_flags(quepid)
+    quepid.set_defaults(handler="cmd_judged_import_quepid")
+
+    exporting = actions.add_parser("export", help="write a judged set's grades in another tool's format")
+    formats = exporting.add_subparsers(required=True, metavar="FORMAT", help="the format: trec")
+    trec = formats.add_parser(
+        "trec", parents=[home], help="TREC qrels, `query-id 0 doc-id grade` (a space in an id percent-encoded)"
+    )
+    trec.add_argument("folder", type=Path, metavar="SET", help="the judged set's folder, e.g. evaluation/search_docs")
+    trec.add_argument("--split", default="test", help="qrels/<split>.tsv (default: test)")
+    trec.add_argument("--out", type=Path, help="the file to write (default: standard output)")
+    trec.set_defaults(handler="cmd_judged_export_trec")
+
+
+def import_flags(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--into", type=Path, required=True, help="the judged set's folder, e.g. evaluation/handbook")
+    command.add_argument("--tool", required=True, help="the tool the set judges, one the project declares")
+    command.add_argument("--split", default="test", help="the split the judgments become (default: test)")
+    command.add_argument(
+        "--force",
+        action="store_true",
+        help="replace that split of a set already there (its other splits and eval.yaml's other keys stay)",
+    )
+
+
+def described(commands: "Commands") -> None:
+    """Each command's own --help opens with what it does (and so do the commands of a command group)."""
+    for choice in commands._choices_actions:
         command = commands.choices[choice.dest]
         command.description = command.description or _described(choice.help or "")
         command.epilog = FIRST_STEPS.splitlines()[1]
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                described(action)
 
 
 def cmd_serve(args: argparse.Namespace, settings: "Settings") -> NoReturn:

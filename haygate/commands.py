@@ -6,14 +6,18 @@ import argparse
 import importlib.util
 import json
 import logging
+import re
 import sys
 import time
 
 from haygate.document_stores import backends
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
 from haygate.document_stores.edge.repair import repair
-from haygate.errors import ConfigurationError, ExitCode, InvalidRequestError
+from haygate.errors import ConfigurationError, ExitCode, InvalidRequestError, UnknownToolError
+from haygate.evaluation.interchange import Imported, counted, import_quepid, import_trec, trec_qrels
 from haygate.extras import add_extra
+from haygate.gateway.catalog import load_catalog
+from haygate.gateway.judged_sets import QUERIES_FILE, SPEC_FILE, SPLIT_NAME, write_split
 from haygate.gateway.loader import Loader
 from haygate.ingest.extract import write_extractions
 from haygate.ingest.indexer import ingest_files
@@ -163,6 +167,67 @@ def cmd_tune(args: argparse.Namespace, settings: Settings) -> int:
     )
     print((args.out / "tune.md").read_text())
     print(f"best pipeline: {summary['best']['pipeline']}", file=sys.stderr)
+    return ExitCode.OK
+
+
+NEEDS_QUERIES = (
+    "TREC qrels name each query by its id alone, and a judged set needs each query's text: pass --queries FILE, "
+    "BEIR's queries.jsonl ({_id, text}) or a TSV of query-id<TAB>text"
+)
+
+
+def cmd_judged_import_trec(args: argparse.Namespace, settings: Settings) -> int:
+    if args.queries is None:
+        raise ConfigurationError(NEEDS_QUERIES, {"missing": "--queries"})
+    check_import_target(args, settings)
+    return write_imported(args, import_trec(args.qrels, args.queries), f"TREC qrels {args.qrels}")
+
+
+def cmd_judged_import_quepid(args: argparse.Namespace, settings: Settings) -> int:
+    check_import_target(args, settings)
+    return write_imported(args, import_quepid(args.ratings, args.scale), f"Quepid ratings {args.ratings}")
+
+
+def check_import_target(args: argparse.Namespace, settings: Settings) -> None:
+    """Before any file is read: a tool the project declares, a split name, and no set already there unless
+    --force (which replaces that split only, as a save from the Judge tab does)."""
+    declared = load_catalog(settings).declarations
+    if args.tool not in declared:
+        raise UnknownToolError(args.tool, declared, listed_as="declared")
+    action = declared[args.tool].action
+    if action is not None:
+        raise ConfigurationError(f"tool '{args.tool}' writes ({action}); only search tools are judged")
+    if not re.match(SPLIT_NAME, args.split):
+        raise ConfigurationError(f"--split: lowercase letters, digits, '-' and '_' (up to 32), got {args.split!r}")
+    there = [name for name in (SPEC_FILE, QUERIES_FILE, "qrels") if (args.into / name).exists()]
+    if there and not args.force:
+        msg = (
+            f"{args.into} already holds a judged set ({', '.join(there)}); pass --force to replace its "
+            f"{args.split} split (its other splits and eval.yaml's other keys stay), or choose another --into"
+        )
+        raise ConfigurationError(msg, {"folder": str(args.into)})
+
+
+def write_imported(args: argparse.Namespace, imported: Imported, source: str) -> int:
+    judged = write_split(args.into, args.tool, args.split, imported.queries, imported.grades)
+    print(
+        f"{args.into}: {counted(len(imported.queries), 'query')} and {counted(judged, 'judgment')} from {source}, "
+        f"as the {args.split} split of a judged set of {args.tool}"
+    )
+    for note in imported.notes:
+        print(f"  {note}")
+    print(f"next: haygate eval --judged {args.into} --split {args.split}", file=sys.stderr)
+    return ExitCode.OK
+
+
+def cmd_judged_export_trec(args: argparse.Namespace, settings: Settings) -> int:
+    text, notes = trec_qrels(args.folder, args.split)
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        args.out.write_text(text, encoding="utf-8")
+    for note in [*notes, *([f"wrote {args.out}"] if args.out is not None else [])]:
+        print(note, file=sys.stderr)
     return ExitCode.OK
 
 

@@ -117,18 +117,36 @@ def test_cli_page_has_a_section_per_command_with_each_option(pages: dict[str, st
     assert list(found) == list(subparsers.choices), "one section per command, in the parser's order"
     assert re.search(r"^## haygate ingest \{#haygate-ingest\}$", page, flags=re.M)
     for name, sub in subparsers.choices.items():
-        body = plain(found[name])
-        for action in sub._actions:
-            if isinstance(action, argparse._HelpAction):
-                continue
-            for option in action.option_strings or [action.metavar or action.dest]:
-                assert argument_row(body, option), f"haygate {name}: {option}"
-            if action.help:
-                assert action.help in body, f"haygate {name}: help of {action.dest}"
-            for choice in action.choices or []:
-                assert f"`{choice}`" in body, f"haygate {name}: choice {choice}"
-            if action.option_strings and action.default not in (None, False, [], argparse.SUPPRESS):
-                assert f"| `{action.default}` |" in argument_row(body, action.option_strings[0]), f"{name}: {option}"
+        assert_arguments_shown(name, sub, plain(found[name]))
+    in_groups = sections(page, "### ")  # a command group's commands (`haygate judged import trec`)
+    for name, sub in leaves(parser):
+        assert f"haygate {name}" in in_groups, f"haygate {name}: no section"
+        assert_arguments_shown(name, sub, plain(in_groups[f"haygate {name}"]))
+
+
+def leaves(parser: argparse.ArgumentParser, prefix: str = "") -> list[tuple[str, argparse.ArgumentParser]]:
+    """The commands inside command groups, by their whole names."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                nested = leaves(sub, f"{prefix}{name} ")
+                found += nested or ([(prefix + name, sub)] if prefix else [])
+    return found
+
+
+def assert_arguments_shown(name: str, sub: argparse.ArgumentParser, body: str) -> None:
+    for action in sub._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        for option in action.option_strings or [action.metavar or action.dest]:
+            assert argument_row(body, option), f"haygate {name}: {option}"
+        if action.help:
+            assert action.help in body, f"haygate {name}: help of {action.dest}"
+        for choice in action.choices or []:
+            assert f"`{choice}`" in body, f"haygate {name}: choice {choice}"
+        if action.option_strings and action.default not in (None, False, [], argparse.SUPPRESS):
+            assert f"| `{action.default}` |" in argument_row(body, action.option_strings[0]), f"{name}: {option}"
 
 
 def test_cli_page_gives_every_field_of_the_ingest_report_the_writer_fills(pages: dict[str, str]) -> None:
