@@ -49,6 +49,7 @@ LIMIT = 1  # queries per evaluation at test scale
 # Which test runs each block, by the block's first line. A block missing here fails the first test.
 OWN_PIPELINE = "tests/integration/test_own_pipeline.py::test_a_pipeline_saved_by_haystack_is_served_as_it_is"
 ON_RAY = "tests/integration/test_ray_cluster.py::"  # the how-to's blocks, on a two-node Ray cluster
+JUDGED = "tests/integration/test_judged_commands.py::"  # `haygate judged`, run as processes of their own
 RUN_BY = {
     "make run": "the make_run fixture runs `make run`; .ci/run runs `make test` (test_make_test_is_what_ci_runs)",
     "uv tool install .": "tests/integration/test_install.py::test_uv_tool_install",  # and its pipx and pip tests
@@ -80,6 +81,7 @@ RUN_BY = {
     ".venv/bin/haygate eval --dataset ../shared/data/scifact-dev --split train \\": "test_the_evaluation_commands",
     'P="--pipeline': "test_the_evaluation_commands",
     ".venv/bin/haygate eval --judged evaluation/search_docs \\": "test_the_tool_evaluation_commands",
+    ".venv/bin/haygate judged export trec": JUDGED + "test_the_judgments_that_travel_block",
     ".venv/bin/python -m scripts.studies.floor": "test_the_floor_study_commands",
     "export HAYGATE_QDRANT_URL": "test_pointing_at_a_qdrant_server",
     "export HAYGATE_STORE=memory": "test_the_memory_backend",
