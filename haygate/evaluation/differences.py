@@ -1,13 +1,14 @@
 """Per-query differences between two runs: which queries got better or worse, by how much, and how each query's
 relevant results moved (rank in one run, rank in the other), best gain first. The report holds them for every
 variant against the baseline; `haygate compare` reads any two runs of a report folder (their TREC run files and
-the qrels written beside them)."""
+the qrels written beside them, `haygate.evaluation.interchange` reading and writing the TREC formats)."""
 
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from haygate.evaluation.coverage import top
+from haygate.evaluation.interchange import from_trec_id
 
 Run = Mapping[str, Mapping[str, float]]
 Qrels = Mapping[str, Mapping[str, int]]
@@ -60,24 +61,8 @@ def read_trec_run(path: Path) -> dict[str, dict[str, float]]:
     run: dict[str, dict[str, float]] = {}
     for line in path.read_text().splitlines():
         query_id, _, doc_id, _, value, *_ = line.split()
-        run.setdefault(query_id, {})[doc_id] = float(value)
+        run.setdefault(from_trec_id(query_id), {})[from_trec_id(doc_id)] = float(value)
     return run
-
-
-def read_trec_qrels(path: Path) -> dict[str, dict[str, int]]:
-    """TREC qrels (`qid 0 doc grade`), as the report writes the judgments it was scored with."""
-    qrels: dict[str, dict[str, int]] = {}
-    for line in path.read_text().splitlines():
-        query_id, _, doc_id, grade = line.split()
-        qrels.setdefault(query_id, {})[doc_id] = int(grade)
-    return qrels
-
-
-def write_trec_qrels(qrels: Qrels, path: Path) -> None:
-    with path.open("w") as handle:
-        for query_id in sorted(qrels):
-            for doc_id, grade in sorted(qrels[query_id].items()):
-                handle.write(f"{query_id} 0 {doc_id} {grade}\n")
 
 
 def describe(rows: list[dict[str, Any]], limit: int) -> list[str]:

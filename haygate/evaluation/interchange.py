@@ -65,6 +65,11 @@ def trec_id(value: str) -> str:
     return "".join(quote(c, safe="") if c.isspace() or c == "%" else c for c in value)
 
 
+def qrels_lines(grades: Grades) -> list[str]:
+    """Judgments as TREC qrels lines, `query-id 0 doc-id grade`, in the order given, each id one field."""
+    return [f"{trec_id(q)} 0 {trec_id(doc)} {grade}" for q, docs in grades.items() for doc, grade in docs.items()]
+
+
 def from_trec_id(field_text: str) -> str:
     """The id `trec_id` wrote (an id with a literal `%` followed by two hex digits is read as an escape)."""
     return unquote(field_text)
@@ -79,7 +84,7 @@ def trec_qrels(folder: Path, split: str) -> tuple[str, list[str]]:
         raise DatasetError(f"{path}: no such split in {folder}; its splits: {', '.join(splits) or 'none'}")
     queries = read_set_queries(folder)
     grades = read_grades(path, set(queries), None)
-    lines = [f"{trec_id(q)} 0 {trec_id(doc)} {grade}" for q, docs in grades.items() for doc, grade in docs.items()]
+    lines = qrels_lines(grades)
     notes = [f"{counted(len(lines), 'judgment')} of {counted(len(grades), 'query')} ({split} split of {folder})"]
     unjudged = [q for q, entry in queries.items() if entry["split"] == split and q not in grades]
     if unjudged:

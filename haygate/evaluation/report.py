@@ -14,6 +14,7 @@ import numpy as np
 
 from haygate.evaluation import coverage, differences, overlap
 from haygate.evaluation.datasets import Dataset
+from haygate.evaluation.interchange import qrels_lines, trec_id
 from haygate.evaluation.runner import SIGNIFICANCE, STAT_TEST, Comparison, VariantResult
 
 if TYPE_CHECKING:
@@ -277,12 +278,13 @@ def comparison_table(baseline: str, name: str, rows: Sequence[dict[str, Any]]) -
 
 
 def write_trec(result: VariantResult, path: Path) -> None:
+    """A variant's run as a TREC run file, each id one whitespace-free field (`interchange.trec_id`)."""
     with path.open("w") as handle:
         for query_id, ranked in result.run.items():
             ordered = sorted(ranked.items(), key=lambda item: -item[1])
             for rank, (doc_id, value) in enumerate(ordered, start=1):
                 if doc_id != "__none__":
-                    handle.write(f"{query_id} Q0 {doc_id} {rank} {value:.6f} {result.name}\n")
+                    handle.write(f"{trec_id(query_id)} Q0 {trec_id(doc_id)} {rank} {value:.6f} {result.name}\n")
 
 
 def plot_metric(results: Sequence[VariantResult]) -> str:
@@ -378,7 +380,8 @@ def write_report(
     (out / "report.md").write_text(markdown(report, results))
     for result in results:
         write_trec(result, out / "runs" / f"{result.name}.trec")
-    differences.write_trec_qrels(dataset.qrels, out / "qrels.trec")  # the judgments the runs were scored with
+    # The judgments the runs were scored with, grade 0 included: `trec_eval qrels.trec runs/<variant>.trec`.
+    (out / "qrels.trec").write_text("".join(line + "\n" for line in qrels_lines(dataset.judgments)))
     if results:
         plot(results, comparisons, out / "plot.png")
     return report

@@ -108,12 +108,6 @@ def test_the_judgments_that_travel_block(block_run: BlockRun) -> None:
     assert served["metrics"]["ndcg@10"] > 0.5, served["metrics"]  # both answers are easy to find
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="haygate eval writes its runs and qrels.trec with ids as they are; a section id holds spaces, so a TREC "
-    "reader splits it (haygate.evaluation.interchange.trec_id writes it as one field)",
-)
 def test_ranx_reads_back_the_runs_the_evaluation_wrote(block_run: BlockRun) -> None:
     out = block_run.root / "eval-out" / "handbook_quepid"
     qrels = Qrels.from_file(str(out / "qrels.trec"), kind="trec")
