@@ -358,7 +358,7 @@ def add_tool_commands(commands: "Commands", home: argparse.ArgumentParser) -> No
 
 
 def add_evaluation_commands(commands: "Commands", home: argparse.ArgumentParser) -> None:
-    """`eval` and `tune`."""
+    """`eval`, `tune` and `compare`."""
     evaluate = commands.add_parser(
         parents=[home], name="eval", help="evaluate pipelines or a served tool on a judged BEIR-layout set"
     )
@@ -401,6 +401,18 @@ def add_evaluation_commands(commands: "Commands", home: argparse.ArgumentParser)
     ray_flags(tune)
     tune.set_defaults(handler="cmd_tune")
 
+    compare = commands.add_parser(
+        parents=[home],
+        name="compare",
+        help="per-query differences between two runs of an evaluation report: what got better or worse, and how",
+    )
+    compare.add_argument("report", type=Path, metavar="REPORT", help="an `eval --out` folder (report.json, runs/)")
+    compare.add_argument("before", nargs="?", help="the run compared from (default: the report's baseline)")
+    compare.add_argument("after", nargs="?", help="the run compared to (default: the report's second variant)")
+    compare.add_argument("--metric", help="the metric compared (default: nDCG@10, else the report's first)")
+    compare.add_argument("--limit", type=int, default=10, help="gains and losses listed, each (default: 10)")
+    compare.set_defaults(handler="cmd_compare")
+
 
 def add_judged_commands(commands: "Commands", home: argparse.ArgumentParser) -> None:
     """`judged import trec|quepid` and `judged export trec`: a judged set to and from other tools' files."""
@@ -434,6 +446,19 @@ def add_judged_commands(commands: "Commands", home: argparse.ArgumentParser) -> 
     )
     import_flags(quepid)
     quepid.set_defaults(handler="cmd_judged_import_quepid")
+
+    known = actions.add_parser(
+        "known-items",
+        parents=[home],
+        help="a judged set made from a collection's headings: each section's heading a query, the section its answer",
+    )
+    known.add_argument("collection", help="the collection, as ingested")
+    known.add_argument("name", help="the judged set's name: it is written to evaluation/<name>/")
+    known.add_argument("--tool", required=True, help="the tool the set is evaluated on (one that reads the collection)")
+    known.add_argument("--limit", type=int, help="a seeded sample of this many sections (default: every one)")
+    known.add_argument("--seed", type=int, default=0, help="the sample's seed (default: 0)")
+    known.add_argument("--server", help="through this haygate server (default: the local one, if it runs)")
+    known.set_defaults(handler="cmd_known_items")
 
     exporting = actions.add_parser("export", help="write a judged set's grades in another tool's format")
     formats = exporting.add_subparsers(required=True, metavar="FORMAT", help="the format: trec")

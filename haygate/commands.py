@@ -148,6 +148,14 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     return ExitCode.OK
 
 
+def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
+    """Any two runs of a report folder, query by query (`haygate.evaluation.differences`): no model, no index."""
+    from haygate.evaluation.compare import compare_runs
+
+    print(compare_runs(args.report, args.before, args.after, args.metric, args.limit))
+    return ExitCode.OK
+
+
 def cmd_tune(args: argparse.Namespace, settings: Settings) -> int:
     require_eval_extra()
     from haygate.evaluation.datasets import load_dataset

@@ -296,6 +296,16 @@ def print_skill(reply: dict[str, Any], args: argparse.Namespace, served: bool) -
     return ExitCode.OK
 
 
+def print_known_items(reply: dict[str, Any]) -> int:
+    print(
+        f"wrote {reply['queries']} known-item queries into {reply['folder']} from {reply['sections']} headed sections "
+        f"({reply['shared_headings']} headings shared by several sections left out)",
+        file=sys.stderr,
+    )
+    print(f"limits: {reply['limits']}", file=sys.stderr)
+    return ExitCode.OK
+
+
 OPERATED: dict[str, Operated] = {
     "cmd_call": Operated("call", lambda a: {"tool": a.tool, "arguments": parse_arguments(a.arguments)}, print_call),
     "cmd_delete": Operated("delete", lambda a: {"collection": a.collection, "ids": a.ids}, print_deleted),
@@ -305,6 +315,11 @@ OPERATED: dict[str, Operated] = {
     ),
     "cmd_examples": Operated("examples", lambda a: {"tool": a.tool}, print_examples),
     "cmd_skill": Operated("skill", lambda a: {}, print_skill),
+    "cmd_known_items": Operated(
+        "known_items",
+        lambda a: {"collection": a.collection, "name": a.name, "tool": a.tool, "limit": a.limit, "seed": a.seed},
+        lambda reply, a, served: print_known_items(reply),
+    ),
 }
 FORWARDED = {"cmd_ingest", *OPERATED}  # what a running server takes over
 

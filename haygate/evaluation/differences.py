@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from haygate.errors import DatasetError
 from haygate.evaluation.coverage import top
 from haygate.evaluation.interchange import from_trec_id
 
@@ -59,9 +60,21 @@ def per_query(
 def read_trec_run(path: Path) -> dict[str, dict[str, float]]:
     """A TREC run file (`qid Q0 doc rank score tag`), as the report writes one per variant."""
     run: dict[str, dict[str, float]] = {}
-    for line in path.read_text().splitlines():
-        query_id, _, doc_id, _, value, *_ = line.split()
-        run.setdefault(from_trec_id(query_id), {})[from_trec_id(doc_id)] = float(value)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise DatasetError(f"{path}: cannot be read ({error.strerror or error})") from None
+    for number, line in enumerate(lines, start=1):
+        fields = line.split()
+        try:
+            query_id, _, doc_id, _, value, _ = fields
+            run.setdefault(from_trec_id(query_id), {})[from_trec_id(doc_id)] = float(value)
+        except ValueError:
+            msg = (
+                f"{path}:{number}: a TREC run line is `query-id Q0 doc-id rank score tag`, got {len(fields)} fields "
+                "(a run written before ids were percent-encoded splits an id with a space: evaluate it again)"
+            )
+            raise DatasetError(msg) from None
     return run
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema
 
 from haygate import yamlfile
 from haygate.errors import DatasetError, InvalidRequestError
@@ -84,8 +84,15 @@ class JudgedSetSpec(BaseModel):
 
 # A query's grades by judged id. What a qrels line can hold and read back is published in the schema, and
 # checked by `checked`, whose refusal names the grade and the rule.
+def whole_number(value: Any) -> Any:
+    """`3.0` is the integer JSON Schema says it is: a strict request model would refuse it as a float."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+Whole = Annotated[int, BeforeValidator(whole_number)]  # an int field of a strict request
+
 JudgedGrades = Annotated[
-    dict[str, int],
+    dict[str, Whole],
     WithJsonSchema(
         {
             "type": "object",

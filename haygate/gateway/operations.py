@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel, ValidationError
 
 from haygate.errors import InvalidRequestError, NotFoundError
-from haygate.gateway.judged_sets import SET_NAME, SavedSet, save_set
+from haygate.gateway.judged_sets import SET_NAME, SavedSet, Whole, save_set, whole_number
 from haygate.ingest.report import IngestReport
 from haygate.settings import Settings
 
@@ -281,6 +281,26 @@ class RecordIds(BaseModel):
     records: dict[str, str] = Field(description="Each document id (a chunk's, a section's) with its record's id.")
 
 
+class KnownItemsRequest(Request):
+    collection: str = Field(min_length=1, description="The collection whose sections' headings become queries.")
+    name: str = Field(
+        min_length=1, description="The judged set's name (evaluation/<name>/).", json_schema_extra={"pattern": SET_NAME}
+    )
+    tool: str = Field(min_length=1, description="The tool the set is evaluated on (one that reads the collection).")
+    limit: Annotated[int, Field(ge=1), BeforeValidator(whole_number)] | None = Field(
+        None, description="A seeded sample of this many sections (default: every one)."
+    )
+    seed: Whole = Field(0, description="The sample's seed.")
+
+
+class KnownItemsMade(BaseModel):
+    folder: str = Field(description="The judged set written, relative to the project.")
+    queries: int = Field(description="Known-item queries written: one per section whose heading is its own.")
+    sections: int = Field(description="Sections with a heading in the collection.")
+    shared_headings: int = Field(description="Headings several sections share, left out (they name no one section).")
+    limits: str = Field(description="What a known-item set measures, and what it does not.")
+
+
 Q = TypeVar("Q", bound=Request)
 R = TypeVar("R", bound=BaseModel)
 
@@ -436,6 +456,30 @@ def record_ids(workspace: Workspace, request: IdsRequest) -> RecordIds:
         return RecordIds(records=records_of(store, request.ids))
 
 
+def known_items(workspace: Workspace, request: KnownItemsRequest) -> KnownItemsMade:
+    """A known-item judged set from the collection as ingested (`haygate.gateway.known_items`): each section's
+    heading a query, the section its answer, written into the project's evaluation/ folder. The data's owner asks
+    for it (`owner_only`): it reads a whole collection and writes a set into the project."""
+    from haygate.gateway import known_items as known
+    from haygate.gateway.judged_sets import set_folder
+
+    settings = workspace.settings
+    if request.tool not in workspace.listing():
+        raise NotFoundError(f"no tool '{request.tool}' is served here", {"field": "tool"})
+    folder = set_folder(settings.judged_sets_dir, request.name)
+    with workspace.reading(request.collection) as store:
+        made = known.known_items(store, request.limit, request.seed)
+    known.write_known_items(folder, made, request.tool)
+    home = settings.home.resolve()
+    return KnownItemsMade(
+        folder=str(folder.resolve().relative_to(home) if folder.resolve().is_relative_to(home) else folder),
+        queries=len(made.queries),
+        sections=made.sections,
+        shared_headings=made.shared_headings,
+        limits=known.LIMITS,
+    )
+
+
 OPERATIONS: dict[str, Operation[Any, Any]] = {
     op.name: op
     for op in (
@@ -449,6 +493,15 @@ OPERATIONS: dict[str, Operation[Any, Any]] = {
         # a reload changes what every client is served: it is refused where writes are
         Operation("reload", "Reload configs/ and pipelines/.", ReloadRequest, Reloaded, reload, writes=True),
         Operation("explain", "A call with its provenance.", ExplainRequest, Explained, explain),
+        Operation(
+            "known_items",
+            "A known-item set from headings.",
+            KnownItemsRequest,
+            KnownItemsMade,
+            known_items,
+            writes=True,
+            owner_only=True,
+        ),
         Operation("judged_ids", "Which judged ids name records.", IdsRequest, JudgedIds, judged_ids),
         Operation("record_ids", "The records of document ids.", IdsRequest, RecordIds, record_ids),
         Operation(

@@ -16,7 +16,7 @@ from haygate.evaluation.interchange import quepid_query_id, trec_qrels
 from haygate.gateway.judged_sets import read_all_grades, read_set_queries
 from tests.support.cache import copy_tree
 from tests.support.docs import block, commands
-from tests.support.project import PROJECT
+from tests.support.project import PROJECT, copy_project
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 HAYGATE = PROJECT / ".venv" / "bin" / "haygate"
@@ -162,3 +162,41 @@ def test_refusals_name_the_file_and_line_and_write_nothing(tmp_path: Path) -> No
     dev = read_all_grades(SKILLS, set(before))["dev"]
     left_out = [q for q in before if q not in dev]  # the test split's, and the dev queries that find nothing
     assert f"left out {len(left_out)} queries of {SKILLS / 'queries.jsonl'}" in done.stdout, done.stdout
+
+
+def test_the_before_anyone_judges_block(ingested_samples: Path, tmp_path: Path) -> None:
+    """The how-to's block as written, in a copy of the project over a copy of the ingested samples: a known-item
+    set from the docs' headings, evaluated against a variant, and the two runs compared from the report alone."""
+    home = copy_project(tmp_path / "home")
+    (home / ".venv").symlink_to(PROJECT / ".venv")
+    env = {
+        **os.environ,
+        "HAYGATE_DATA_DIR": str(copy_tree(ingested_samples, tmp_path / "data")),
+        "HAYGATE_HOME": str(home),
+    }
+    printed = []
+    for command in commands(block(".venv/bin/haygate judged known-items docs docs-known").text):
+        done = subprocess.run(["bash", "-c", command], cwd=home, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (command, done.stderr[-3000:])
+        printed.append(done.stdout + done.stderr)
+    made, evaluated, compared = printed
+    assert "known-item queries into evaluation/docs-known" in made and "limits: known-item queries are headings" in made
+    queries = read_set_queries(home / "evaluation" / "docs-known")
+    assert len(queries) > 20 and all(entry["metadata"]["tags"] == ["known-item"] for entry in queries.values())
+    report = json.loads((home / "eval-out" / "docs-known" / "report.json").read_text())
+    assert report["by_tag"]["known-item"]["queries"] == len(queries)
+    assert report["variants"][0]["metrics"]["recall@10"] > 0.8  # a heading finds its own section
+    assert 0 < report["overlap_with_baseline"]["search_docs_dbsf"]["mean"] <= 1
+    assert "judged@10" in evaluated
+    first = compared.splitlines()[0]
+    assert first.startswith("search_docs_dbsf against search_docs on ndcg@10:") and "rank-biased overlap" in compared
+    refused = subprocess.run(
+        [str(HAYGATE), "compare", str(home / "eval-out" / "docs-known"), "search_docs", "nowhere"],
+        cwd=home,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode != 0 and "no run 'nowhere'; its runs: search_docs, search_docs_dbsf" in refused.stderr
+    assert "Traceback" not in refused.stderr

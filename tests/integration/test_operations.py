@@ -56,6 +56,7 @@ REQUESTS: dict[str, list[dict[str, Any]]] = {  # each operation, with the reques
     ],
     "judged_ids": [{"collection": "docs", "ids": ["file:auth.md", "file:auth.md#tokens", "file:no-such-page.md"]}],
     "record_ids": [{"collection": "docs", "ids": ["file:auth.md", "file:no-such-page.md"]}],
+    "known_items": [{"collection": "docs", "name": "known-both", "tool": "search_docs", "limit": 5}],
     "reload": [{}],  # last: a server's tools are built anew
 }
 JUDGED = REQUESTS["save_judged_set"][0]
@@ -78,6 +79,9 @@ REFUSED = [  # and requests both refuse, with the same error
     ("explain", {"tool": "search_docs", "pipeline": "tools/memory_search.yaml"}),
     ("judged_ids", {"collection": "nowhere", "ids": ["a"]}),
     ("record_ids", {"collection": "docs", "ids": "file:auth.md"}),
+    ("known_items", {"collection": "nowhere", "name": "k", "tool": "search_docs"}),
+    ("known_items", {"collection": "docs", "name": "../out", "tool": "search_docs"}),
+    ("known_items", {"collection": "docs", "name": "k2", "tool": "no_such_tool"}),
     ("reload", {"force": True}),
 ]
 

@@ -85,6 +85,9 @@ RUN_BY = {
     ".venv/bin/python -m scripts.studies.floor": "test_the_floor_study_commands",
     "export HAYGATE_QDRANT_URL": "test_pointing_at_a_qdrant_server",
     "export HAYGATE_STORE=memory": "test_the_memory_backend",
+    ".venv/bin/haygate judged known-items docs docs-known": (
+        "tests/integration/test_judged_commands.py::test_the_before_anyone_judges_block"
+    ),
     '[project.entry-points."haygate.document_stores"]': "test_a_backend_a_package_registers",
     ".venv/bin/haygate ingest docs samples/docs --ray local": ON_RAY + "test_a_ray_of_this_machine",
     "ray start --head": ON_RAY + "test_an_ingest_on_two_nodes_equals_a_local_one",

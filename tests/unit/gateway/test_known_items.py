@@ -9,8 +9,8 @@ from haystack import Document
 from haygate.document_stores.memory import MemoryDocumentStore
 from haygate.errors import DatasetError
 from haygate.evaluation.datasets import load_judged_queries
-from haygate.evaluation.known_items import LIMITS, TAG, known_items, write_known_items
 from haygate.gateway.judged_sets import read_spec
+from haygate.gateway.known_items import LIMITS, TAG, known_items, write_known_items
 
 
 @pytest.fixture
