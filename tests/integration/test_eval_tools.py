@@ -8,6 +8,7 @@ import pytest
 
 from haygate.cli import main
 from haygate.errors import DatasetError
+from haygate.evaluation.differences import read_trec_run
 from haygate.evaluation.tools import load_judged_set
 from haygate.settings import Settings
 
@@ -23,11 +24,8 @@ def data_dir(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def trec(path: Path) -> dict[str, list[str]]:
-    ranked: dict[str, list[str]] = {}
-    for line in path.read_text().splitlines():
-        query_id, _, doc_id, *_ = line.split()
-        ranked.setdefault(query_id, []).append(doc_id)
-    return ranked
+    """A run file's ranked ids per query, decoded as the report wrote them, best first."""
+    return {query: sorted(ranked, key=lambda doc: -ranked[doc]) for query, ranked in read_trec_run(path).items()}
 
 
 @pytest.mark.integration

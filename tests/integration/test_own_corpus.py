@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from haygate.cli import main
+from haygate.evaluation.differences import read_trec_run
 from haygate.templates import init_project
 from tests.support.project import PROJECT
 
@@ -82,8 +83,8 @@ def test_files_and_sections_are_judged_at_their_level_and_share_one_index(home: 
     assert sorted((home / "data" / "eval").iterdir()) == stores  # no second index
     assert planned.stat().st_mtime_ns == planned_at  # nor a second planning: the kept ids were read
     [by_section] = report_of(tmp_path / "sections")["variants"]
-    run = (tmp_path / "sections" / "runs" / "search_docs.trec").read_text()
-    assert TOOLS_SECTION in run and by_section["judged_hits"] >= 1
+    run = read_trec_run(tmp_path / "sections" / "runs" / "search_docs.trec")  # ids decoded as written
+    assert TOOLS_SECTION in run["q2"] and by_section["judged_hits"] >= 1
 
     # a variant whose formatter shows no id at all is still traced to its documents
     variant = home / "pipelines" / "eval" / "no_ids.yaml"
