@@ -343,10 +343,16 @@ def test_every_private_name_compat_reads_is_in_fastmcp_and_the_sdk() -> None:
     assert missing == [], missing
 
 
+@functools.cache
+def nodes_of(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of a module, parsed once for the scans below."""
+    return tuple(ast.walk(ast.parse(path.read_text())))
+
+
 def private_reaches(path: Path, names: set[str]) -> list[str]:
     """Where a module reads one of `names` off anything but itself (`self.x`, `cls.x`, `super().x`)."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes_of(path):
         if not isinstance(node, ast.Attribute) or node.attr not in names:
             continue
         owner = node.value
@@ -417,7 +423,7 @@ def test_only_compat_names_qdrant_haystacks_private_hooks() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
         if COMPAT in path.parents:
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes_of(path):
             named = node.attr if isinstance(node, ast.Attribute) else getattr(node, "name", None)
             if named in hooks and isinstance(node, ast.Attribute | ast.FunctionDef):
                 found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {named}")

@@ -57,6 +57,7 @@ def test_a_batch_that_fails_leaves_the_file_as_it_was(tmp_path: Path) -> None:
     assert [d.id for d in store_in(tmp_path).filter_documents()] == ["a"]
 
 
+@pytest.mark.slow  # a second Python process, which imports Haystack
 def test_another_process_holding_the_collection_is_named(tmp_path: Path) -> None:
     holder = textwrap.dedent(f"""
         import sys, time
