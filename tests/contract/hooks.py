@@ -25,11 +25,11 @@ from tests.contract.refusals import (
 SEARCH_PATH = f"/api/tools/{RAW_QUERY_TOOL}"
 
 
-@schemathesis.check
-def valid_search_refused_only_for_its_syntax(ctx: Any, response: Any, case: Any) -> bool | None:
-    """A positive (schema-valid) request to `search` gets a 2xx, or the raw-query syntax error."""
+def refused_only_as_allowed(response: Any, case: Any, path: str, allowed: Any, why: str) -> bool | None:
+    """A positive (schema-valid) request to `path` gets a 2xx, or a 422 that `allowed(answer)` accepts; anything
+    else fails the check, saying `why` a 422 may come."""
     meta = case.meta
-    if case.operation.path != SEARCH_PATH or meta is None or not meta.generation.mode.is_positive:
+    if case.operation.path != path or meta is None or not meta.generation.mode.is_positive:
         return None
     if 200 <= response.status_code < 300:
         return None
@@ -37,31 +37,32 @@ def valid_search_refused_only_for_its_syntax(ctx: Any, response: Any, case: Any)
         answer = response.json()
     except ValueError:
         answer = None
-    if response.status_code == 422 and is_raw_query_syntax_refusal(RAW_QUERY_TOOL, case.body, answer):
+    if response.status_code == 422 and allowed(answer):
         return None
-    msg = (
-        f"A schema-valid search was refused with {response.status_code}; only a malformed raw-mode query may be "
-        f"(422, the query-syntax error): {response.text[:300]}"
+    raise AssertionError(
+        f"A schema-valid request to {path} was refused with {response.status_code}; {why}: {response.text[:300]}"
     )
-    raise AssertionError(msg)
+
+
+@schemathesis.check
+def valid_search_refused_only_for_its_syntax(ctx: Any, response: Any, case: Any) -> bool | None:
+    """A positive (schema-valid) request to `search` gets a 2xx, or the raw-query syntax error."""
+    return refused_only_as_allowed(
+        response,
+        case,
+        SEARCH_PATH,
+        lambda answer: is_raw_query_syntax_refusal(RAW_QUERY_TOOL, case.body, answer),
+        "only a malformed raw-mode query may be (422, the query-syntax error)",
+    )
 
 
 @schemathesis.check
 def valid_judged_set_refused_only_across_its_fields(ctx: Any, response: Any, case: Any) -> bool | None:
     """A positive (schema-valid) judged set gets a 2xx, or a refusal of a rule across its fields."""
-    meta = case.meta
-    if case.operation.path != JUDGED_SET_PATH or meta is None or not meta.generation.mode.is_positive:
-        return None
-    if 200 <= response.status_code < 300:
-        return None
-    try:
-        answer = response.json()
-    except ValueError:
-        answer = None
-    if response.status_code == 422 and is_judged_set_cross_field_refusal(answer):
-        return None
-    msg = (
-        f"A schema-valid judged set was refused with {response.status_code}; only a rule across its fields may "
-        f"refuse it (422: grades or rankings for no query, a query id twice): {response.text[:300]}"
+    return refused_only_as_allowed(
+        response,
+        case,
+        JUDGED_SET_PATH,
+        is_judged_set_cross_field_refusal,
+        "only a rule across its fields may refuse it (422: grades or rankings for no query, a query id twice)",
     )
-    raise AssertionError(msg)
