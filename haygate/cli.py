@@ -417,11 +417,14 @@ def add_evaluation_commands(commands: "Commands", home: argparse.ArgumentParser)
 def add_judged_commands(commands: "Commands", home: argparse.ArgumentParser) -> None:
     """`judged import trec|quepid` and `judged export trec`: a judged set to and from other tools' files."""
     judged = commands.add_parser(
-        name="judged", help="import judgments from TREC qrels or a Quepid CSV into a judged set; export one as TREC"
+        name="judged",
+        help="pool a judged set's rankings; import judgments from TREC qrels, Quepid or a graded sheet; export TREC",
     )
-    actions = judged.add_subparsers(required=True, metavar="ACTION", help="import or export")
+    actions = judged.add_subparsers(required=True, metavar="ACTION", help="import, export, pool or known-items")
     importing = actions.add_parser("import", help="write a judged set from another tool's judgments")
-    formats = importing.add_subparsers(required=True, metavar="FORMAT", help="the file's format: trec or quepid")
+    formats = importing.add_subparsers(
+        required=True, metavar="FORMAT", help="the file's format: trec, quepid or a graded sheet"
+    )
     trec = formats.add_parser(
         "trec",
         parents=[home],
@@ -446,6 +449,16 @@ def add_judged_commands(commands: "Commands", home: argparse.ArgumentParser) -> 
     )
     import_flags(quepid)
     quepid.set_defaults(handler="cmd_judged_import_quepid")
+    sheet = formats.add_parser(
+        "sheet", parents=[home], help="a grading sheet `haygate judged pool` wrote, its `grade` cells filled in"
+    )
+    sheet.add_argument("sheet", type=Path, metavar="CSV", help="the graded sheet")
+    sheet.add_argument("--into", type=Path, required=True, help="the judged set it was pooled from")
+    sheet.add_argument("--split", default="test", help="the split it was pooled from (default: test)")
+    sheet.add_argument("--rater", help="who graded it: the grades are recorded as theirs, for the raters' agreement")
+    sheet.set_defaults(handler="cmd_judged_import_sheet")
+
+    add_pool_command(actions, home)
 
     known = actions.add_parser(
         "known-items",
@@ -469,6 +482,35 @@ def add_judged_commands(commands: "Commands", home: argparse.ArgumentParser) -> 
     trec.add_argument("--split", default="test", help="qrels/<split>.tsv (default: test)")
     trec.add_argument("--out", type=Path, help="the file to write (default: standard output)")
     trec.set_defaults(handler="cmd_judged_export_trec")
+
+
+def add_pool_command(actions: "Commands", home: argparse.ArgumentParser) -> None:
+    """`judged pool`: every query of a set pooled into a sheet to grade (`haygate.evaluation.sheets`)."""
+    pool = actions.add_parser(
+        "pool",
+        parents=[home],
+        help="pool every query of a set (the tool, its variants, dense and BM25 alone) into a sheet to grade",
+    )
+    pool.add_argument("folder", type=Path, metavar="SET", help="the judged set's folder, e.g. evaluation/handbook")
+    pool.add_argument("--sheet", type=Path, required=True, help="the grading sheet (CSV) to write")
+    pool.add_argument("--split", default="test", help="the split whose queries are pooled (default: test)")
+    pool.add_argument("--depth", type=int, default=10, help="the top k of each ranking pooled (default: 10)")
+    pool.add_argument(
+        "--pipeline", type=Path, action="append", default=[], help="a variant pooled beside the tool (repeat)"
+    )
+    pool.add_argument(
+        "--source",
+        choices=["dense", "bm25"],
+        action="append",
+        help="a one-source ranking pooled (repeat; default: both)",
+    )
+    pool.add_argument("--no-sources", action="store_true", help="no one-source rankings: the tool and its variants")
+    pool.add_argument(
+        "--every",
+        action="store_true",
+        help="every pooled result in the sheet, graded ones too, each cell empty (a second rater's blind pass)",
+    )
+    pool.set_defaults(handler="cmd_judged_pool")
 
 
 def import_flags(command: argparse.ArgumentParser) -> None:

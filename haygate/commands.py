@@ -9,6 +9,8 @@ import logging
 import re
 import sys
 import time
+from pathlib import Path
+from typing import Any
 
 from haygate.document_stores import backends
 from haygate.document_stores.edge.document_store import EdgeDocumentStore
@@ -236,6 +238,73 @@ def cmd_judged_export_trec(args: argparse.Namespace, settings: Settings) -> int:
         args.out.write_text(text, encoding="utf-8")
     for note in [*notes, *([f"wrote {args.out}"] if args.out is not None else [])]:
         print(note, file=sys.stderr)
+    return ExitCode.OK
+
+
+def cmd_judged_pool(args: argparse.Namespace, settings: Settings) -> int:
+    """Every query of a set's split pooled (the gateway's `pool` operation, through the server that holds the
+    data if one runs), the pools written as a grading sheet and recorded in the set."""
+    from haygate.evaluation.sheets import pool_set
+    from haygate.gateway.operations import MAX_POOLED_PIPELINES, operation
+    from haygate.gateway.workspace import LocalWorkspace
+    from haygate.server.client import local_server
+
+    pipelines = [pipeline_in_project(path, settings) for path in args.pipeline]
+    if len(pipelines) > MAX_POOLED_PIPELINES:
+        raise ConfigurationError(f"--pipeline: a pool runs up to {MAX_POOLED_PIPELINES} variants")
+    sources = [] if args.no_sources else list(dict.fromkeys(args.source or ["dense", "bm25"]))
+    client = None if settings.qdrant_url else local_server(settings.data_dir)
+    if client is not None:
+        logger.info("a haygate server holds %s: the pools are made through it (%s)", settings.data_dir, client.where)
+        try:
+            pooled = pool_set(args.folder, args.split, client.operate, pipelines, sources, args.depth, args.every)
+        finally:
+            client.close()
+    else:
+        with LocalWorkspace(settings) as workspace:
+
+            def operate(name: str, request: dict[str, Any]) -> dict[str, Any]:
+                return dict(operation(name)(workspace, request).model_dump(mode="json"))
+
+            pooled = pool_set(args.folder, args.split, operate, pipelines, sources, args.depth, args.every)
+    args.sheet.write_text(pooled.sheet(), encoding="utf-8")
+    queries = len(pooled.judged_before.get("served", []))
+    print(
+        f"{args.sheet}: {counted(len(pooled.rows), 'result')} to grade, of the {counted(pooled.pooled, 'result')} "
+        f"pooled for {counted(queries, 'query')}{'' if args.every else ' (those the set has not graded)'}; "
+        f"which rankings pooled each is recorded in {args.folder}/judging.json"
+    )
+    print(f"  judged@{args.depth} before this pool, on average over the queries:")
+    for ranking, shares in pooled.judged_before.items():
+        print(f"    {ranking}: {sum(shares) / len(shares):.0%}")
+    for ranking, why in pooled.unavailable.items():
+        print(f"  {ranking}: not pooled: {why}")
+    print(
+        f"next: grade the empty `grade` cells 0-3 (0 not relevant, 3 exactly what was asked), then "
+        f"haygate judged import sheet {args.sheet} --into {args.folder}"
+        + (f" --split {args.split}" if args.split != "test" else ""),
+        file=sys.stderr,
+    )
+    return ExitCode.OK
+
+
+def pipeline_in_project(path: Path, settings: Settings) -> str:
+    """A pipeline file as the server names it: its path under the project's pipelines/."""
+    resolved = Path(path).resolve()
+    root = settings.pipelines_dir.resolve()
+    if not resolved.is_file() or not resolved.is_relative_to(root):
+        raise ConfigurationError(f"--pipeline {path}: not a pipeline file under {settings.pipelines_dir}")
+    return resolved.relative_to(root).as_posix()
+
+
+def cmd_judged_import_sheet(args: argparse.Namespace, settings: Settings) -> int:
+    from haygate.evaluation.sheets import import_sheet
+    from haygate.gateway.judged_sets import RATER
+
+    if args.rater is not None and not re.match(RATER, args.rater):
+        raise ConfigurationError(f"--rater: a name or initials, up to 64 characters on one line, got {args.rater!r}")
+    print(import_sheet(args.into, args.split, args.sheet, args.rater))
+    print(f"next: haygate eval --judged {args.into}" + (f" --split {args.split}" if args.split != "test" else ""))
     return ExitCode.OK
 
 

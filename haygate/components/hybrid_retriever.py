@@ -8,7 +8,7 @@ from haystack import Document, component, default_from_dict, default_to_dict
 from haystack.dataclasses import SparseEmbedding
 
 from haygate.document_stores.hybrid import HybridDocumentStore, check_store
-from haygate.document_stores.policy import HybridSearchPolicy, ignored_settings
+from haygate.document_stores.policy import HybridSearchPolicy, ignored_settings, one_source
 from haygate.document_stores.query import Fusion
 
 
@@ -148,12 +148,16 @@ class HybridRetriever:
 
         Unset parameters take their defaults; `haygate tune` asks this of a grid point's parameters.
         """
-        defaults = {
-            name: parameter.default
-            for name, parameter in inspect.signature(HybridRetriever.__init__).parameters.items()
-            if parameter.default is not inspect.Parameter.empty
-        }
-        return ignored_settings({**defaults, **init_parameters})
+        return ignored_settings({**_defaults(), **init_parameters})
+
+    @staticmethod
+    def one_source(init_parameters: Mapping[str, Any], source: str) -> dict[str, Any]:
+        """Its init parameters with one source alone, `dense` or `bm25` (`policy.one_source`): a judging pool's
+        one-source rankings run the tool's pipeline with its retrievers so (`haygate.gateway.pooling`).
+
+        :raises ConfigurationError: the retriever has no such source.
+        """
+        return {**init_parameters, **one_source({**_defaults(), **init_parameters}, source)}
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize the component to a dictionary: its store and every setting, as given."""
@@ -207,3 +211,12 @@ class HybridRetriever:
             min_score=min_score,
             unmatchable=unmatchable,
         )._asdict()
+
+
+def _defaults() -> dict[str, Any]:
+    """The retriever's settings as they are when the YAML leaves them out."""
+    return {
+        name: parameter.default
+        for name, parameter in inspect.signature(HybridRetriever.__init__).parameters.items()
+        if parameter.default is not inspect.Parameter.empty
+    }

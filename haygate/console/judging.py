@@ -10,14 +10,12 @@ results moved and which are new.
 """
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from haygate.errors import DatasetError, NotFoundError
-
-if TYPE_CHECKING:
-    pass
-
+from haygate.gateway.agreement import agreement, raters_of
 from haygate.gateway.judged_sets import (
+    KEPT_PER_QUERY,
     SPEC_FILE,
     SPLIT_NAME,
     read_grades,
@@ -64,6 +62,7 @@ def read_set(root: Path, name: str, split: str) -> dict[str, Any]:
     grades = read_grades(grades_path, set(queries), None) if grades_path.is_file() else {}
     kept = [q for q in queries.values() if q["split"] == split or q["id"] in grades]
     judging = read_judging(folder).get(split, {})
+    judging = judging if isinstance(judging, dict) else {}
     return {
         "name": name,
         "tool": spec.tool,
@@ -73,5 +72,10 @@ def read_set(root: Path, name: str, split: str) -> dict[str, Any]:
         "corpus": None if spec.corpus is None else str(spec.corpus),
         "queries": [{"id": q["id"], "text": q["text"], "arguments": q["arguments"]} for q in kept],
         "grades": grades,
-        "seen": {q: entry.get("ranking", []) for q, entry in judging.items()},
+        "seen": {q: entry.get("ranking") or [] for q, entry in judging.items() if isinstance(entry, dict)},
+        **{
+            key: {q: entry[key] for q, entry in judging.items() if isinstance(entry, dict) and entry.get(key)}
+            for key in KEPT_PER_QUERY
+        },
+        "agreement": [found.model_dump() for found in agreement(raters_of(judging))],
     }

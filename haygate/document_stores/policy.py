@@ -81,6 +81,37 @@ def ignored_settings(settings: Mapping[str, Any]) -> dict[str, str]:
     return ignored
 
 
+SINGLE_SOURCES = ("dense", "bm25")  # the one-source rankings a judging pool adds to a tool's own
+
+
+def one_source(settings: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """A retriever's settings (every one of them, as `ignored_settings` takes them) with `source` alone:
+    `dense` (the embedding search) or `bm25` (its BM25 sources: the sparse vector and any text index). What the
+    other sources alone gave meaning to goes: feedback and passages without the dense source, floors and
+    weights naming a source dropped, fusion settings with one source left. A judging pool runs the tool so
+    (`haygate.gateway.pooling`), so a set is not judged on the fused ranking alone."""
+    changed = dict(settings)
+    if source == "dense":
+        if not settings["use_dense"]:
+            raise ConfigurationError("the retriever has no dense source (use_dense is false)")
+        changed.update(use_sparse=False, text_fields=[])
+    elif source == "bm25":
+        if not (settings["use_sparse"] or settings["text_fields"]):
+            raise ConfigurationError("the retriever has no BM25 source (use_sparse is false and no text_fields)")
+        changed.update(use_dense=False, feedback=None, passages=None)
+    else:
+        raise ConfigurationError(f"a single source is one of {', '.join(SINGLE_SOURCES)}, got {source!r}")
+    sources = configured_sources(changed["use_dense"], changed["use_sparse"], changed["text_fields"])
+    floorable = {*sources, *([TERMS] if SPARSE in sources else []), *([PASSAGES] if changed["passages"] else [])}
+    if changed.get("relevance_floor"):
+        changed["relevance_floor"] = {k: v for k, v in changed["relevance_floor"].items() if k in floorable} or None
+    if changed.get("weights"):
+        changed["weights"] = {k: v for k, v in changed["weights"].items() if k in sources} or None
+    for name in ignored_settings(changed):
+        changed[name] = None
+    return changed
+
+
 def _is_set(value: Any) -> bool:
     """None and an empty mapping mean "not set": the default applies, so nothing is being ignored."""
     return value is not None and value != {}

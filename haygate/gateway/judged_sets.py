@@ -26,11 +26,13 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from haygate import yamlfile
 from haygate.errors import DatasetError, InvalidRequestError
+from haygate.gateway.agreement import agreement, raters_of
 from haygate.ingest.readers import read_records
 
 SPEC_FILE = "eval.yaml"
 QUERIES_FILE = "queries.jsonl"
 JUDGING_FILE = "judging.json"  # the Judge tab's record of what each query ranked when it was graded
+KEPT_PER_QUERY = ("pooled", "raters")  # what else judging.json keeps of a query
 QRELS_HEADER = ["query-id", "corpus-id", "score"]
 QUERY_SLOT = "{query}"  # in `arguments`, a string that is exactly this becomes the judged query's text
 GRADES = range(0, 4)  # 0 not relevant, 1 partly, 2 relevant, 3 exactly what was asked
@@ -91,13 +93,45 @@ def whole_number(value: Any) -> Any:
 
 Whole = Annotated[int, BeforeValidator(whole_number)]  # an int field of a strict request
 
+JUDGED_ID = r"^\S([^\t\r\n]*\S)?$"  # what a qrels line holds and reads back: no tab or line break, no edge space
+MAX_RANKINGS = 16  # rankings one pooled result names
 JudgedGrades = Annotated[
     dict[str, Whole],
     WithJsonSchema(
         {
             "type": "object",
-            "propertyNames": {"pattern": r"^\S([^\t\r\n]*\S)?$"},
+            "propertyNames": {"pattern": JUDGED_ID},
             "additionalProperties": {"type": "integer", "minimum": GRADES.start, "maximum": GRADES.stop - 1},
+        }
+    ),
+]
+RATER = r"^\S([^\t\r\n]{0,62}\S)?$"  # a rater's name or initials
+RatersGrades = Annotated[
+    dict[str, dict[Annotated[str, Field(pattern=RATER)], Whole]],
+    WithJsonSchema(
+        {
+            "type": "object",
+            "propertyNames": {"pattern": JUDGED_ID},
+            "additionalProperties": {
+                "type": "object",
+                "propertyNames": {"pattern": RATER},
+                "additionalProperties": {"type": "integer", "minimum": GRADES.start, "maximum": GRADES.stop - 1},
+            },
+        }
+    ),
+]
+RankingNames = Annotated[list[Annotated[str, Field(min_length=1, max_length=300)]], Field(max_length=MAX_RANKINGS)]
+PooledFrom = Annotated[
+    dict[str, RankingNames],
+    WithJsonSchema(
+        {
+            "type": "object",
+            "propertyNames": {"pattern": JUDGED_ID},
+            "additionalProperties": {
+                "type": "array",
+                "maxItems": MAX_RANKINGS,
+                "items": {"type": "string", "minLength": 1, "maxLength": 300},
+            },
         }
     ),
 ]
@@ -125,6 +159,16 @@ class SavedSet(BaseModel):
     grades: dict[str, JudgedGrades] = Field(default_factory=dict, description="query id -> judged id -> 0..3")
     seen: dict[str, list[str]] = Field(
         default_factory=dict, description="query id -> the judged ids in the order the tool ranked them"
+    )
+    pooled: dict[str, PooledFrom] = Field(
+        default_factory=dict,
+        description="query id -> judged id -> the rankings whose top k put it in the judging pool (the served "
+        "tool, a variant's pipeline, `dense only`, `BM25 only`)",
+    )
+    raters: dict[str, RatersGrades] = Field(
+        default_factory=dict,
+        description="query id -> judged id -> rater -> 0..3: who gave which grade (a grade in `grades` is the "
+        "set's: the last given), for the agreement between raters",
     )
 
 
@@ -310,13 +354,24 @@ def save_set(root: Path, name: str, body: Any, served: set[str]) -> dict[str, An
     """Write one split of a judged set as the Judge tab sent it (`write_split`)."""
     saved = checked(body, served)
     folder = set_folder(root, name)
-    judged = write_split(folder, saved.tool, saved.split, saved.queries, saved.grades, saved.level, saved.seen)
+    judged = write_split(
+        folder,
+        saved.tool,
+        saved.split,
+        saved.queries,
+        saved.grades,
+        saved.level,
+        saved.seen,
+        saved.pooled,
+        saved.raters,
+    )
     return {
         "name": name,
         "folder": f"{root.name}/{name}",
         "split": saved.split,
         "queries": len(saved.queries),
         "judged": judged,
+        "agreement": [found.model_dump() for found in agreement(raters_of(read_judging(folder).get(saved.split)))],
     }
 
 
@@ -328,11 +383,14 @@ def write_split(
     grades: dict[str, dict[str, int]],
     level: Literal["record", "section"] | None = None,
     seen: dict[str, list[str]] | None = None,
+    pooled: dict[str, dict[str, list[str]]] | None = None,
+    raters: dict[str, dict[str, dict[str, int]]] | None = None,
 ) -> int:
     """Write one split of the set in `folder` (the Judge tab's save, `haygate judged import`), keeping the other
     splits' queries and grades and any eval.yaml keys not set here (a corpus, metrics). `seen`: the rankings
     the tab showed; without them (an import) the split's earlier rankings go, with the grades they belonged
-    to. Returns how many judgments the split holds."""
+    to. `pooled`: per query, the rankings each pooled result came from; `raters`: per query, each rater's grade of
+    each result (each sent in place of the query's earlier one). Returns how many judgments the split holds."""
     folder.mkdir(parents=True, exist_ok=True)
     on_disk = read_spec(folder) if (folder / SPEC_FILE).is_file() else None
     spec = on_disk.model_dump(mode="json", exclude_none=True) if on_disk is not None else {}
@@ -356,17 +414,68 @@ def write_split(
     else:
         at = datetime.now(UTC).isoformat(timespec="seconds")
         before = judging.get(split, {}) if isinstance(judging.get(split), dict) else {}
+        kept = {key: value for key, value in (("pooled", pooled), ("raters", raters)) if value is not None}
+        per_query = {q: {key: value[q] for key, value in kept.items() if q in value} for q in entries}
         judging[split] = {
-            q: before[q]
-            if isinstance(before.get(q), dict) and before[q].get("ranking") == ranking
-            else {"ranking": ranking, "at": at}
-            for q, ranking in seen.items()
+            q: judged_query_record(before.get(q), seen.get(q), per_query.get(q, {}), at)
+            for q in [*seen, *[q for q in per_query if per_query[q] and q not in seen]]
         }
 
     write_set(
         folder, entries, all_grades, None if unchanged else spec, judging if seen is not None or had_judging else None
     )
     return sum(len(docs) for docs in all_grades[split].values())
+
+
+def add_judgments(
+    folder: Path,
+    split: str,
+    grades: dict[str, dict[str, int]] | None = None,
+    pooled: dict[str, dict[str, list[str]]] | None = None,
+    rater: str | None = None,
+) -> int:
+    """Grades added to a split, each in place of the set's grade of that result, and with `rater` recorded as
+    theirs; and the rankings that pooled each query's results, added to those `judging.json` holds. The rest of
+    the set stays as it is (`haygate judged pool`, `haygate judged import sheet`). Returns the split's
+    judgments."""
+    entries = read_set_queries(folder)
+    all_grades = read_all_grades(folder, set(entries))
+    merged = all_grades.setdefault(split, {})
+    for query_id, judged in (grades or {}).items():
+        merged.setdefault(query_id, {}).update(judged)
+    judging = read_judging(folder)
+    kept = judging[split] if isinstance(judging.get(split), dict) else {}
+    judging[split] = kept
+    for query_id, found in (pooled or {}).items():
+        entry = kept.setdefault(query_id, {})
+        before = entry.get("pooled") if isinstance(entry.get("pooled"), dict) else {}
+        entry["pooled"] = {
+            judged_id: list(dict.fromkeys([*(before.get(judged_id) or []), *(found.get(judged_id) or [])]))
+            for judged_id in [*before, *[j for j in found if j not in before]]
+        }
+    for query_id, judged in (grades or {}).items() if rater else ():
+        given = kept.setdefault(query_id, {}).setdefault("raters", {})
+        for judged_id, grade in judged.items():
+            given.setdefault(judged_id, {})[rater] = grade
+    write_set(folder, entries, all_grades, None, judging)
+    return sum(len(docs) for docs in merged.values())
+
+
+def judged_query_record(before: Any, ranking: list[str] | None, kept: dict[str, Any], at: str) -> dict[str, Any]:
+    """A query's entry in judging.json: the served ranking when it was graded (and when that was), and what else the
+    save `kept` of it (`pooled`, `raters`), each in place of the earlier one; what it did not send stays."""
+    before = before if isinstance(before, dict) else {}
+    ranking = ranking if ranking is not None else before.get("ranking")
+    entry = (
+        {key: before[key] for key in ("ranking", "at") if key in before}
+        if before.get("ranking") == ranking
+        else {"ranking": ranking, "at": at}
+    )
+    for key in KEPT_PER_QUERY:
+        value = kept[key] if key in kept else before.get(key)
+        if isinstance(value, dict) and value:
+            entry[key] = value
+    return entry
 
 
 def checked(body: Any, served: set[str]) -> SavedSet:
@@ -393,9 +502,21 @@ def checked(body: Any, served: set[str]) -> SavedSet:
                 f"surrounding space, got {bad}"
             )
             raise InvalidRequestError(msg, {"field": "grades"})
-    strays = sorted(set(saved.seen) - set(ids))
-    if strays:
-        raise InvalidRequestError(f"judged set: rankings seen for {strays}, which are no queries", {"field": "seen"})
+    for name in ("seen", *KEPT_PER_QUERY):
+        strays = sorted(set(getattr(saved, name)) - set(ids))
+        if strays:
+            raise InvalidRequestError(f"judged set: '{name}' names {strays}, which are no queries", {"field": name})
+    for name in KEPT_PER_QUERY:
+        for query_id, judged in getattr(saved, name).items():
+            bad_ids = [judged_id for judged_id in judged if not _usable_id(judged_id)]
+            if bad_ids:
+                msg = f"judged set: query '{query_id}': {name} ids {bad_ids} have a tab, a line break or edge space"
+                raise InvalidRequestError(msg, {"field": name})
+    for query_id, rated in saved.raters.items():
+        wrong = {doc: given for doc, given in rated.items() if any(g not in GRADES for g in given.values())}
+        if wrong:
+            msg = f"judged set: query '{query_id}': a rater's grade is 0, 1, 2 or 3, got {wrong}"
+            raise InvalidRequestError(msg, {"field": "raters"})
     return saved
 
 

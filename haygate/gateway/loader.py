@@ -59,6 +59,7 @@ STORE_PARAMETER = "document_store"
 HAYSTACK_COMPONENTS = ("haystack.components.", "haystack_integrations.components.")  # their `model` loads offline
 # Components that keep derived model files (ONNX exports) get the deployment's folder unless YAML names one.
 MODEL_CACHE_PARAMETER = "model_cache_dir"
+ONE_SOURCE = "one_source"  # a retriever class's hook: its init parameters with one source alone (judging pools)
 INTERFACE_KEYS = ("inputs", "outputs")
 # What a pipeline file and each of its components may hold (Haystack's `Pipeline.from_dict` reads these and
 # passes over anything else in silence).
@@ -199,9 +200,12 @@ class Loader:
 
     # -- pipelines -------------------------------------------------------------------------------
 
-    def pipeline(self, path: Path) -> LoadedPipeline:
-        """Parse, allow-list, resolve and build a pipeline, or raise ConfigurationError naming file and component."""
+    def pipeline(self, path: Path, source: str | None = None) -> LoadedPipeline:
+        """Parse, allow-list, resolve and build a pipeline, or raise ConfigurationError naming file and component.
+        `source` (`dense`, `bm25`): with every retriever restricted to that source (`one_source`)."""
         raw = _pipeline_yaml(path)
+        if source is not None:
+            _restrict_sources(path, raw, source)
         interface = {key: raw.pop(key, None) or {} for key in INTERFACE_KEYS}
         pipeline, fingerprint = self._built(path, raw)
         if not interface["inputs"] and not interface["outputs"]:
@@ -368,6 +372,23 @@ class IndexingPreview:
         results = runner.run({component: {socket: documents}}, include_outputs_from=senders)
         produced = [d for sender, output in self.frontier for d in (results.get(sender) or {}).get(output) or []]
         return list({document.id: document for document in produced}.values())
+
+
+def _restrict_sources(path: Path, raw: dict[str, Any], source: str) -> None:
+    """Each component whose class answers `one_source` (a retriever of several sources) set to `source` alone."""
+    restricted = []
+    for name, spec in raw["components"].items():
+        restrict = getattr(_allowed_class(path, name, spec), ONE_SOURCE, None)
+        if callable(restrict):
+            try:
+                spec["init_parameters"] = restrict(dict(spec.get("init_parameters") or {}), source)
+            except ConfigurationError as error:
+                msg = f"{path}: component '{name}': {error.message}, so it has no {source}-only ranking"
+                raise ConfigurationError(msg, {"file": str(path), "component": name}) from None
+            restricted.append(name)
+    if not restricted:
+        msg = f"{path}: no retriever of several sources (a HybridRetriever) to run on {source} alone"
+        raise ConfigurationError(msg, {"file": str(path)})
 
 
 def _embeds_or_writes(cls: type) -> bool:

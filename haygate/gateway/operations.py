@@ -13,11 +13,12 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel, ValidationError
 
 from haygate.errors import InvalidRequestError, NotFoundError
+from haygate.gateway.agreement import Agreement
 from haygate.gateway.judged_sets import SET_NAME, SavedSet, Whole, save_set, whole_number
 from haygate.ingest.report import IngestReport
 from haygate.settings import Settings
@@ -67,9 +68,9 @@ class Workspace(Protocol):
         """A collection's store, to read (a server's: one its tools serve)."""
         ...
 
-    def explain(self, tool: str, arguments: Any, pipeline: Path | None) -> dict[str, Any]:
-        """A call with each result row's provenance: the tool as served, or with `pipeline` in its place (a
-        comparison: a server does not count it as the tool's call)."""
+    def explain(self, tool: str, arguments: Any, pipeline: Path | None, source: str | None = None) -> dict[str, Any]:
+        """A call with each result row's provenance: the tool as served, or with `pipeline` in its place, or its
+        retrievers on one `source` (a comparison: a server does not count it as the tool's call)."""
         ...
 
     def reload(self) -> dict[str, Any] | None:
@@ -234,6 +235,7 @@ class JudgedSetSaved(BaseModel):
     split: str = Field(description="The split saved (the others were kept as they were).")
     queries: int = Field(description="The split's queries.")
     judged: int = Field(description="The split's grades, 0 (judged, not relevant) included.")
+    agreement: list[Agreement] = Field(description="Each pair of the split's raters: Cohen's kappa, where both graded.")
 
 
 MAX_IDS = 10_000  # ids one judged-id or record-id lookup takes
@@ -299,6 +301,51 @@ class KnownItemsMade(BaseModel):
     sections: int = Field(description="Sections with a heading in the collection.")
     shared_headings: int = Field(description="Headings several sections share, left out (they name no one section).")
     limits: str = Field(description="What a known-item set measures, and what it does not.")
+
+
+MAX_POOLED_PIPELINES = 8  # variants one pool runs beside the tool
+Source = Literal["dense", "bm25"]
+SOURCES: tuple[Source, ...] = ("dense", "bm25")
+
+
+class PoolRequest(Request):
+    tool: str = Field(min_length=1, description="The tool whose rankings are pooled.")
+    arguments: Any = Field(default_factory=dict, description="The query's call, as the tool's input schema types it.")
+    pipelines: list[Annotated[str, Field(pattern=PIPELINE_FILE)]] = Field(
+        default_factory=list,
+        max_length=MAX_POOLED_PIPELINES,
+        description="Pipeline files under pipelines/ run in the tool's place, each a ranking of the pool.",
+    )
+    sources: list[Source] = Field(
+        default_factory=lambda: list(SOURCES),
+        max_length=2,
+        description="The tool's pipeline with its retrievers on one source alone: `dense`, `bm25`.",
+    )
+    depth: Annotated[int, Field(ge=1, le=50), BeforeValidator(whole_number)] = Field(
+        10, description="How many results of each ranking are pooled (its top k)."
+    )
+    level: Literal["record", "section"] = Field("section", description="What a pooled id names: a record or a section.")
+
+
+class PooledResult(BaseModel):
+    judged_id: str = Field(description="The record or section a judge grades.")
+    row: dict[str, Any] = Field(description="The result's row as a ranking answered it, without its scores.")
+    document_id: str | None = Field(description="The stored document the row was made from.")
+    record_id: str | None = Field(description="Its record.")
+    rankings: list[str] = Field(description="The rankings whose top k hold it (for the set to keep, not to show).")
+
+
+class Pooled(BaseModel):
+    """A judging pool for one query (`haygate.gateway.pooling`)."""
+
+    tool: str = Field(description="The tool pooled.")
+    depth: int = Field(description="How many results of each ranking are pooled.")
+    level: Literal["record", "section"] = Field(description="What a pooled id names.")
+    rankings: dict[str, list[str]] = Field(description="Each ranking's judged ids, best first (its top k).")
+    unavailable: dict[str, str] = Field(description="A ranking that could not run here, and why.")
+    results: list[PooledResult] = Field(description="The pool, de-duplicated, in an order no ranking gave it.")
+    collections: list[str] = Field(description="The collections its results' records are read whole from.")
+    elapsed_ms: float = Field(description="How long the rankings took.")
 
 
 Q = TypeVar("Q", bound=Request)
@@ -442,6 +489,36 @@ def explain(workspace: Workspace, request: ExplainRequest) -> Explained:
     return Explained.model_validate({**answer, "pipeline": request.pipeline})
 
 
+def pool(workspace: Workspace, request: PoolRequest) -> Pooled:
+    """A judging pool for one query: the tool's, each variant's and each one-source ranking's top k."""
+    import time
+
+    from haygate.gateway import pooling
+    from haygate.gateway.paths import project_pipeline
+
+    settings = workspace.settings
+    if len(set(request.pipelines)) < len(request.pipelines) or len(set(request.sources)) < len(request.sources):
+        raise InvalidRequestError("a pool names each pipeline and source once", {"field": "pipelines"})
+
+    def explain(pipeline: str | None, source: str | None) -> dict[str, Any]:
+        path = project_pipeline(settings.pipelines_dir, pipeline) if pipeline else None
+        return workspace.explain(request.tool, request.arguments, path, source)
+
+    started = time.perf_counter()
+    query = str(request.arguments.get("query", "")) if isinstance(request.arguments, dict) else ""
+    made = pooling.pool(explain, query, request.pipelines, request.sources, request.depth, request.level)
+    return Pooled(
+        tool=request.tool,
+        depth=request.depth,
+        level=request.level,
+        rankings=made.rankings,
+        unavailable=made.unavailable,
+        results=[PooledResult.model_validate(result, from_attributes=True) for result in made.results],
+        collections=made.collections,
+        elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
+    )
+
+
 def judged_ids(workspace: Workspace, request: IdsRequest) -> JudgedIds:
     from haygate.ingest.judged import judged_ids as found_in  # Haystack: when asked, not at start-up
 
@@ -502,6 +579,7 @@ OPERATIONS: dict[str, Operation[Any, Any]] = {
             writes=True,
             owner_only=True,
         ),
+        Operation("pool", "A judging pool of a query's rankings.", PoolRequest, Pooled, pool),
         Operation("judged_ids", "Which judged ids name records.", IdsRequest, JudgedIds, judged_ids),
         Operation("record_ids", "The records of document ids.", IdsRequest, RecordIds, record_ids),
         Operation(

@@ -49,7 +49,7 @@ class Gateway:
         self.problems = list(problems or [])
         self.warnings: list[str] = []  # what `haygate validate` reports without refusing: examples that find nothing
         self.writer = writer or Writer(loader)
-        self._variants: dict[tuple[str, Path], ToolRuntime] = {}
+        self._variants: dict[tuple[str, Path, str | None], ToolRuntime] = {}
         self._variants_lock = threading.Lock()
 
     @classmethod
@@ -135,21 +135,28 @@ class Gateway:
     def call(self, name: str, arguments: Any) -> dict[str, Any]:
         return self.get(name).run(arguments)
 
-    def variant(self, name: str, path: Path) -> ToolRuntime:
-        """Tool `name` with another pipeline file in its place, as `haygate eval --pipeline` runs one: the same
-        declaration, argument checks and tenant. Built, checked against the declaration and warmed up once."""
+    def variant(self, name: str, path: Path | None, source: str | None = None) -> ToolRuntime:
+        """Tool `name` with another pipeline file in its place, as `haygate eval --pipeline` runs one, or (`path`
+        None) its own; `source` (`dense`, `bm25`): with its retrievers on that source alone, as a judging pool
+        runs it. The same declaration, argument checks and tenant. Built, checked against the declaration and
+        warmed up once."""
         served = self.get(name)
+        if path is None:
+            path = self.loader.settings.pipelines_dir / served.declaration.pipeline_file
         with self._variants_lock:
-            if (name, path) not in self._variants:
+            if (name, path, source) not in self._variants:
                 try:
-                    loaded = self.loader.pipeline(path)
+                    loaded = self.loader.pipeline(path, source)
                     check_interface(served.declaration, loaded)
                 except ConfigurationError as error:
-                    msg = f"pipeline '{path.name}' cannot run in place of '{name}': {error.message}"
-                    raise InvalidRequestError(msg, {"field": "pipeline"}) from None
+                    alone = f" on {source} alone" if source else ""
+                    msg = f"pipeline '{path.name}' cannot run{alone} in place of '{name}': {error.message}"
+                    raise InvalidRequestError(msg, {"field": "source" if source else "pipeline"}) from None
                 loaded.pipeline.warm_up()
-                self._variants[(name, path)] = ToolRuntime(served.declaration, loaded, served.tenant)
-            return self._variants[(name, path)]
+                self._variants[(name, path, source)] = ToolRuntime(
+                    served.declaration, loaded, served.tenant, checks_result=source is None
+                )
+            return self._variants[(name, path, source)]
 
     async def call_async(self, name: str, arguments: Any) -> dict[str, Any]:
         return await anyio.to_thread.run_sync(self.get(name).run, arguments)

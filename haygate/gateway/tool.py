@@ -82,6 +82,9 @@ class ToolRuntime:
     pipeline: LoadedPipeline | None
     tenant: str | None = None
     writer: Writer | None = None
+    # False for a one-source ranking of a judging pool: its scores are its source's own (BM25's unbounded), it is
+    # read by rank and never answered as the tool's result
+    checks_result: bool = True
     arguments_model: type[BaseModel] = field(init=False)
     result_validator: Validator | None = field(init=False)
     result_check: Any = field(init=False)  # jsonschema-rs: the per-call check, far faster than `jsonschema`
@@ -89,7 +92,7 @@ class ToolRuntime:
 
     def __post_init__(self) -> None:
         self.arguments_model = self.declaration.arguments_model()
-        schema = self.declaration.result_schema
+        schema = self.declaration.result_schema if self.checks_result else None
         self.result_validator = validator_for(schema)(schema) if schema else None
         self.result_check = jsonschema_rs.validator_for(schema) if schema else None
         pipeline, output = self.pipeline, self.declaration.output

@@ -4,7 +4,7 @@ builds what the operation needs and closes it again."""
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,15 +25,35 @@ def has_data(data_dir: Path) -> bool:
 
 
 class LocalWorkspace:
-    """The data dir opened here, for one operation at a time."""
+    """The data dir opened here, for one operation at a time; or, as a context manager, held open for a series of
+    them (a command that pools every query of a set), its tools built once."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self._held: ExitStack | None = None
+        self._loader: Loader | None = None
+        self._gateways: dict[str | None, Gateway] = {}
+
+    def __enter__(self) -> "LocalWorkspace":
+        self._held = ExitStack()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        held, self._held, self._loader, self._gateways = self._held, None, None, {}
+        if held is not None:
+            held.close()
 
     @contextmanager
     def serving(self, only: str | None = None) -> Iterator[Gateway]:
-        with Loader(self.settings) as loader:
-            yield Gateway.load(loader, strict=only is not None, only=only)
+        if self._held is None:
+            with Loader(self.settings) as loader:
+                yield Gateway.load(loader, strict=only is not None, only=only)
+            return
+        if self._loader is None:
+            self._loader = self._held.enter_context(Loader(self.settings))
+        if only not in self._gateways:
+            self._gateways[only] = Gateway.load(self._loader, strict=only is not None, only=only)
+        yield self._gateways[only]
 
     def writing(self, work: Callable[[Writer], T]) -> T:
         with Loader(self.settings) as loader:
@@ -72,9 +92,10 @@ class LocalWorkspace:
         with Loader(self.settings) as loader:
             yield loader.store(collection)  # an unknown collection is refused, not an empty store
 
-    def explain(self, tool: str, arguments: Any, pipeline: Path | None) -> dict[str, Any]:
+    def explain(self, tool: str, arguments: Any, pipeline: Path | None, source: str | None = None) -> dict[str, Any]:
         with self.serving(only=tool) as gateway:
-            runtime = gateway.get(tool) if pipeline is None else gateway.variant(tool, pipeline)
+            variant = pipeline is not None or source is not None
+            runtime = gateway.variant(tool, pipeline, source) if variant else gateway.get(tool)
             if runtime.pipeline is not None:
                 runtime.pipeline.pipeline.warm_up()
             started = time.perf_counter()

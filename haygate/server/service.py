@@ -353,24 +353,26 @@ class GatewayService:
         generation = await self.ready_generation()
         return await anyio.to_thread.run_sync(generation.gateway.loader.store, name)
 
-    async def explain(self, name: str, arguments: Any, pipeline: Path | None = None) -> dict[str, Any]:
+    async def explain(
+        self, name: str, arguments: Any, pipeline: Path | None = None, source: str | None = None
+    ) -> dict[str, Any]:
         """A console call: the tool as served (a call like any other, counted under the transport `console`),
-        or with another pipeline file of the project in its place (a comparison, not counted as the tool's);
-        with each result row's provenance and the time the call took."""
+        or with another pipeline file of the project in its place, or its retrievers on one `source` (a
+        comparison, not counted as the tool's); with each result row's provenance and the time the call took."""
         if name not in self.listing():
             raise self.unknown_tool(name)
         generation = await self.ready_generation()
         generation.enter()
         try:
             gateway = generation.gateway
-            if pipeline is None:
+            if pipeline is None and source is None:
                 runtime = gateway.get(name)
                 with self.telemetry.call(name, "console", arguments) as record:
                     started = time.perf_counter()
                     result, provenance = await anyio.to_thread.run_sync(runtime.explain, arguments)
                     record.result = result
             else:
-                runtime = await anyio.to_thread.run_sync(gateway.variant, name, pipeline)
+                runtime = await anyio.to_thread.run_sync(gateway.variant, name, pipeline, source)
                 started = time.perf_counter()
                 result, provenance = await anyio.to_thread.run_sync(runtime.explain, arguments)
             elapsed_ms = (time.perf_counter() - started) * 1000

@@ -66,8 +66,8 @@ class ServedWorkspace:
     def reading(self, collection: str) -> Iterator["HybridDocumentStore"]:
         yield anyio.from_thread.run(self.service.served_store, collection)
 
-    def explain(self, tool: str, arguments: Any, pipeline: "Path | None") -> dict[str, Any]:
-        explained: dict[str, Any] = anyio.from_thread.run(self.service.explain, tool, arguments, pipeline)
+    def explain(self, tool: str, arguments: Any, pipeline: "Path | None", source: str | None = None) -> dict[str, Any]:
+        explained: dict[str, Any] = anyio.from_thread.run(self.service.explain, tool, arguments, pipeline, source)
         return explained
 
     def reload(self) -> dict[str, Any]:

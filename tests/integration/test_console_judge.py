@@ -293,3 +293,74 @@ def test_the_live_tab_says_the_last_reload_was_refused(ingested_samples: Path, t
             expect(refused.locator("li")).to_contain_text("unknown key 'pipline'; did you mean 'pipeline'?")
             expect(page.locator("#live-tools")).to_contain_text("search_docs")
             screenshot(page, "live-refused", full_page=True)
+
+
+def test_a_pool_is_judged_blind_and_two_raters_agreement_is_shown(ingested_samples: Path, tmp_path: Path) -> None:
+    """A pool of the served tool, a variant and the two one-source rankings: each result once, in no ranking's
+    order and without rank moves; the set keeps which rankings pooled each result. Then a second rater, who
+    sees none of the first one's grades, grades the same results, and the tab shows their kappa."""
+    from playwright.sync_api import expect
+
+    from haygate.gateway.agreement import agreement
+
+    home = copy_project(tmp_path / "home")
+    data = copy_tree(ingested_samples, tmp_path / "data")
+    folder = home / "evaluation" / "pooled"
+    with serving(home, data) as (_, url), browser_page(url) as page:
+        open_console(page, url, "judge")
+        expect(page.locator("#judge-tool option", has_text="search_docs")).to_have_count(1, timeout=30_000)
+        page.fill("#judge-name", "pooled")
+        page.select_option("#judge-tool", "search_docs")
+        page.get_by_role("button", name="Start the set").click()
+        page.fill("#judge-rater", "ann")
+        page.press("#judge-rater", "Enter")
+        page.fill("#judge-pool-depth", "5")
+        expect(page.locator('#judge-pool-pipelines option[value="eval/search_docs_dbsf.yaml"]')).to_have_count(1)
+        page.select_option("#judge-pool-pipelines", ["eval/search_docs_dbsf.yaml"])
+        page.get_by_label("Judge a pool of rankings").check()
+
+        page.fill("#judge-query-text", QUERIES["q2"])
+        page.keyboard.press("Enter")
+        rows = results_of(page, "q1")
+        line = page.locator("#judge-query-line .pool-line")
+        expect(line).to_contain_text("a pool of 4 rankings", timeout=30_000)
+        expect(line).to_contain_text("served, eval/search_docs_dbsf.yaml, dense only, BM25 only")
+        pooled = rows.evaluate_all("rows => rows.map(r => r.dataset.judged)")
+        assert 5 < len(pooled) == len(set(pooled)) <= 20  # more than one ranking's top 5, each result once
+        assert page.locator("#judge-results .rank-change").count() == 0  # a rank move would tell the served rank
+        page.keyboard.press("Escape")
+        for index in range(len(pooled)):  # ann: the first two relevant, the rest not
+            page.keyboard.press("2" if index < 2 else "0")
+            page.keyboard.press("j")
+        page.get_by_role("button", name="Save").click()
+        expect(page.locator("#judge-save-status")).to_contain_text(f"{len(pooled)} grades", timeout=30_000)
+        expect(page.locator("#judge-agreement")).to_contain_text("Graded by ann")
+        kept = json.loads((folder / "judging.json").read_text())["test"]["q1"]
+        assert set(kept["pooled"]) == set(pooled)
+        assert all(
+            rankings and set(rankings) <= {"served", "eval/search_docs_dbsf.yaml", "dense only", "BM25 only"}
+            for rankings in kept["pooled"].values()
+        )
+        assert len(kept["ranking"]) == 5 and set(kept["ranking"]) <= set(pooled)  # the served top 5, as seen
+        assert {j for j, r in kept["pooled"].items() if "served" in r} == set(kept["ranking"])
+
+        # bob sees none of ann's grades, and grades the same results: agreeing on all but the second.
+        page.fill("#judge-rater", "bob")
+        page.press("#judge-rater", "Enter")
+        expect(page.locator("#judge-unjudged")).to_have_text(f"{len(pooled)} of {len(pooled)} unjudged")
+        assert [pressed(rows.nth(i)) for i in range(len(pooled))] == [""] * len(pooled)
+        rows.first.focus()
+        for index in range(len(pooled)):
+            page.keyboard.press("2" if index < 1 else "0")
+            page.keyboard.press("j")
+        page.get_by_role("button", name="Save").click()
+        expect(page.locator("#judge-agreement")).to_contain_text(
+            f"ann and bob both graded {len(pooled)} results", timeout=30_000
+        )
+        screenshot(page, "judge-pooled", full_page=True)
+    judging = json.loads((folder / "judging.json").read_text())["test"]
+    raters = judging["q1"]["raters"]
+    assert {judged: set(given) for judged, given in raters.items()} == {judged: {"ann", "bob"} for judged in pooled}
+    [pair] = agreement({"q1": raters})
+    assert pair.results == len(pooled) and pair.agreed == round((len(pooled) - 1) / len(pooled), 4)
+    assert qrels(folder)["q1"] == {judged: raters[judged]["bob"] for judged in pooled}  # the last grade given

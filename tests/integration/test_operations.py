@@ -54,6 +54,15 @@ REQUESTS: dict[str, list[dict[str, Any]]] = {  # each operation, with the reques
         {"tool": "search_docs", "arguments": {"query": "bearer token", "max_results": 3}},
         {"tool": "search_docs", "arguments": {"query": "filters"}, "pipeline": "eval/search_docs_dbsf.yaml"},
     ],
+    "pool": [
+        {
+            "tool": "search_docs",
+            "arguments": {"query": "bearer token"},
+            "pipelines": ["eval/search_docs_dbsf.yaml"],
+            "depth": 5,
+        },
+        {"tool": "search_docs", "arguments": {"query": "filters"}, "sources": [], "level": "record"},
+    ],
     "judged_ids": [{"collection": "docs", "ids": ["file:auth.md", "file:auth.md#tokens", "file:no-such-page.md"]}],
     "record_ids": [{"collection": "docs", "ids": ["file:auth.md", "file:no-such-page.md"]}],
     "known_items": [{"collection": "docs", "name": "known-both", "tool": "search_docs", "limit": 5}],
@@ -77,6 +86,11 @@ REFUSED = [  # and requests both refuse, with the same error
     ("explain", {"tool": "no_such_tool"}),
     ("explain", {"tool": "search_docs", "pipeline": "../configs/tools/search_docs.yaml"}),
     ("explain", {"tool": "search_docs", "pipeline": "tools/memory_search.yaml"}),
+    ("pool", {"tool": "search_docs", "arguments": {"query": "x"}, "depth": 0}),
+    ("pool", {"tool": "search_docs", "arguments": {"query": "x"}, "sources": ["dense", "dense"]}),
+    ("pool", {"tool": "search_docs", "arguments": {"query": "x"}, "pipelines": ["../configs/tools/search_docs.yaml"]}),
+    ("pool", {"tool": "search_docs", "arguments": {"query": "x"}, "pipelines": ["tools/memory_search.yaml"]}),
+    ("pool", {"tool": "no_such_tool", "arguments": {"query": "x"}}),
     ("judged_ids", {"collection": "nowhere", "ids": ["a"]}),
     ("record_ids", {"collection": "docs", "ids": "file:auth.md"}),
     ("known_items", {"collection": "nowhere", "name": "k", "tool": "search_docs"}),
@@ -97,7 +111,7 @@ def comparable(name: str, reply: dict[str, Any], home: Path) -> Any:
         reply = {key: value for key, value in reply.items() if key != "seconds"}
     if name == "reload":
         return sorted(reply)
-    if name == "explain":
+    if name in ("explain", "pool"):
         reply = {key: value for key, value in reply.items() if key != "elapsed_ms"}
     return json.loads(json.dumps(reply).replace(str(home), "<home>"))
 
@@ -147,8 +161,19 @@ def test_both_doors_give_the_same_answers(doors: dict[str, Any]) -> None:
     skill = answered["skill"]
     assert skill["from_data"] and {"SKILL.md", "tools/search_docs.md"} <= set(skill["files"])
     assert "## Calls that find something" in skill["files"]["SKILL.md"]
-    saved = {"name": "both-doors", "folder": "evaluation/both-doors", "split": "test", "queries": 2, "judged": 2}
+    saved = {
+        "name": "both-doors",
+        "folder": "evaluation/both-doors",
+        "split": "test",
+        "queries": 2,
+        "judged": 2,
+        "agreement": [],
+    }
     assert answered["save_judged_set"] == saved
+    pooled = answer(doors, "served", "pool", REQUESTS["pool"][0])
+    assert list(pooled["rankings"]) == ["served", "eval/search_docs_dbsf.yaml", "dense only", "BM25 only"]
+    assert 5 < len(pooled["results"]) <= 20 and all(len(ids) == 5 for ids in pooled["rankings"].values())
+    assert list(answered["pool"]["rankings"]) == ["served"]  # sources: [] pools the tool alone
     deleted = answer(doors, "here", "delete", {"collection": "memories", "ids": ["repo-layout-monorepo"]})
     assert deleted["missing"] == ["repo-layout-monorepo"]  # the first delete did delete it
     found = answer(doors, "here", "call", {"tool": "memory_search", "arguments": {"query": "quokkas fed at noon"}})

@@ -18,6 +18,8 @@ const GRADE_SHORT = ["not relevant", "partly", "relevant", "exact"];
 const GRADE_LONG = ["not relevant", "partly relevant", "relevant", "exactly what was asked"];
 const JUDGE_EXCERPT_LIMIT = 280;
 const NEW_SET = ""; // the set picker's value for "a new set"
+const RATER_KEY = "haygate-rater"; // the rater's name, kept in this browser
+export const RATER = /^\S([^\t\r\n]{0,62}\S)?$/; // as the server checks it (haygate/gateway/judged_sets.py)
 
 const judge = {
   folder: "evaluation", // where the sets are, relative to the project (GET /judged says)
@@ -25,7 +27,12 @@ const judge = {
   listed: false,
   set: null, // {name, tool, level, split, saved}
   queries: [], // [{id, text, arguments}]
-  grades: {}, // query id -> judged id -> 0..3
+  grades: {}, // query id -> judged id -> 0..3: the set's grade, the last given
+  raters: {}, // query id -> judged id -> rater -> 0..3: who gave which grade
+  pooled: {}, // query id -> judged id -> the rankings whose top k pooled it
+  agreement: [], // each pair of raters' kappas, as the server last worked them out
+  rater: "", // who is grading: their grades alone are shown
+  pool: null, // {depth, sources, pipelines} while pooling, else null
   seen: {}, // query id -> judged ids in the order the tool ranked them when last saved
   loaded: {}, // query id -> {items, order, skipped}: the results of this page's last run
   selected: null,
@@ -40,6 +47,16 @@ const judge = {
 };
 
 const judgeDirty = () => judge.set !== null && judge.revision !== judge.savedRevision;
+
+/** The grades shown for a query: the rater's own while one is named (the others' stay hidden), else the set's. */
+export function shownGrades(queryId) {
+  if (!judge.rater) return judge.grades[queryId] || {};
+  const shown = {};
+  for (const [judgedId, given] of Object.entries(judge.raters[queryId] || {})) {
+    if (given[judge.rater] !== undefined) shown[judgedId] = given[judge.rater];
+  }
+  return shown;
+}
 
 /** What a result row is graded as: its record (level record) or its section, the chunk suffix removed. */
 export function judgedIdOf(row, entry, level) {
@@ -201,6 +218,10 @@ function beginSet(set, data) {
   for (const [queryId, ranking] of Object.entries(isPlainObject(data.seen) ? data.seen : {})) {
     if (Array.isArray(ranking)) judge.seen[queryId] = ranking.map(asText);
   }
+  judge.raters = isPlainObject(data.raters) ? structuredClone(data.raters) : {};
+  judge.pooled = isPlainObject(data.pooled) ? structuredClone(data.pooled) : {};
+  judge.agreement = Array.isArray(data.agreement) ? data.agreement : [];
+  renderAgreement();
   judge.loaded = {};
   judge.expanded = new Set();
   judge.wholes = new Map();
@@ -239,7 +260,7 @@ export function nextQueryId(queries) {
 
 /** "3 graded · 2 unjudged" among the results last run; before a run, the grades the query has. */
 function queryCounts(queryId) {
-  const grades = judge.grades[queryId] || {};
+  const grades = shownGrades(queryId);
   const loaded = judge.loaded[queryId];
   if (!loaded) return `${Object.keys(grades).length} graded · not run yet`;
   const graded = loaded.order.filter((id) => id in grades).length;
@@ -317,6 +338,8 @@ function removeQuery(queryId) {
   if (graded && !confirm(`Remove query ${queryId} and its ${graded} grade${graded === 1 ? "" : "s"}?`)) return;
   judge.queries.splice(index, 1);
   delete judge.grades[queryId];
+  delete judge.raters[queryId];
+  delete judge.pooled[queryId];
   delete judge.seen[queryId];
   delete judge.loaded[queryId];
   markChanged();
@@ -370,6 +393,38 @@ export function rankedResults(data, level) {
   return { items, order, skipped };
 }
 
+/** A pool's results as the list shows them (each once, in the pool's order: no ranking's), with what the pool
+ *  was: its rankings and those that could not run. `served` is the tool's own ranking, kept as the one seen. */
+export function pooledResults(data) {
+  const results = (Array.isArray(data.results) ? data.results : []).filter(isPlainObject);
+  const collections = Array.isArray(data.collections) ? data.collections : [];
+  const items = results.map((result, index) => ({
+    row: isPlainObject(result.row) ? result.row : {},
+    judgedId: asText(result.judged_id),
+    first: true,
+    rank: index + 1,
+    provenance: { id: asText(result.document_id), record_id: result.record_id ?? null },
+    collections,
+  }));
+  const rankings = isPlainObject(data.rankings) ? data.rankings : {};
+  return {
+    items,
+    order: items.map((item) => item.judgedId),
+    skipped: 0,
+    served: Array.isArray(rankings.served) ? rankings.served.map(asText) : null,
+    pool: { rankings: Object.keys(rankings), depth: data.depth, unavailable: isPlainObject(data.unavailable) ? data.unavailable : {} },
+  };
+}
+
+/** The rankings each pooled result came from, added to what the set holds of the query (saved with it). */
+function keepPooled(queryId, data) {
+  const kept = (judge.pooled[queryId] ||= {});
+  for (const result of (Array.isArray(data.results) ? data.results : []).filter(isPlainObject)) {
+    const id = asText(result.judged_id);
+    kept[id] = [...new Set([...(kept[id] || []), ...(Array.isArray(result.rankings) ? result.rankings.map(asText) : [])])];
+  }
+}
+
 async function runQuery(queryId) {
   const query = judge.queries.find((item) => item.id === queryId);
   if (!query || !judge.set) return;
@@ -379,10 +434,15 @@ async function runQuery(queryId) {
   showMessage($("#judge-run-error"), "");
   const set = judge.set;
   try {
-    const data = await api("/api/console/call", { method: "POST", body: { tool: set.tool, arguments: { query: query.text, ...(query.arguments || {}) }, pipeline: null } });
+    const args = { query: query.text, ...(query.arguments || {}) };
+    const pool = judge.pool;
+    const data = pool
+      ? await api("/api/operations/pool", { method: "POST", body: { tool: set.tool, arguments: args, level: set.level, ...pool } })
+      : await api("/api/console/call", { method: "POST", body: { tool: set.tool, arguments: args, pipeline: null } });
     if (judge.set !== set) return; // another set was opened meanwhile
-    judge.loaded[queryId] = rankedResults(data, set.level);
+    judge.loaded[queryId] = pool ? pooledResults(data) : rankedResults(data, set.level);
     judge.loaded[queryId].elapsed = data.elapsed_ms;
+    if (pool) keepPooled(queryId, data);
     if (judge.selected === queryId) announce(`Query ${queryId}: ${judge.loaded[queryId].items.length} results, ${unjudgedText(queryId)}.`);
   } catch (error) {
     if (ticket === judge.runTicket && judge.selected === queryId) showMessage($("#judge-run-error"), errorText(`Query ${queryId}`, error));
@@ -400,7 +460,7 @@ export function gradeText(grade) {
 
 /** The 0–3 buttons (aria-pressed says which is set), a Clear button and the grade in words. */
 function gradeControls(queryId, judgedId, label, stateId) {
-  const grade = judge.grades[queryId]?.[judgedId];
+  const grade = shownGrades(queryId)[judgedId];
   const group = el("div", { className: "grade-bar", role: "group", "aria-label": `Grade of ${label}` });
   for (let value = 0; value <= 3; value += 1) {
     const button = el(
@@ -443,7 +503,7 @@ function judgeResultItem(queryId, item, index, loaded) {
   const stateId = `judge-result-state-${index}`;
   const excerpt = asText(firstPresent(row, EXCERPT_KEYS));
   const firstItem = loaded.items.find((other) => other.judgedId === judgedId);
-  const graded = judge.grades[queryId]?.[judgedId] !== undefined;
+  const graded = shownGrades(queryId)[judgedId] !== undefined;
   const wholeId = `judge-whole-${index}`;
   const whole = el("div", { id: wholeId, className: "judge-whole", role: "region", "aria-label": `The whole ${judge.set.level} of ${title}`, hidden: true });
   const toggle = el("button", { type: "button", className: "button-light whole-toggle", "aria-expanded": "false", "aria-controls": wholeId, title: `The whole ${judge.set.level} this result is graded as (key e)` }, `Whole ${judge.set.level}`);
@@ -451,7 +511,7 @@ function judgeResultItem(queryId, item, index, loaded) {
   const li = el(
     "li",
     { className: `judge-result${graded ? "" : " unjudged"}`, tabIndex: -1, value: item.rank, dataset: { judged: judgedId, index: String(index) }, "aria-labelledby": titleId, "aria-describedby": stateId },
-    el("div", { className: "result-head" }, el("span", { className: "result-title", id: titleId }, title), item.first ? rankMove(judgedId, loaded.order, judge.seen[queryId]) : null),
+    el("div", { className: "result-head" }, el("span", { className: "result-title", id: titleId }, title), item.first && !loaded.pool ? rankMove(judgedId, loaded.order, judge.seen[queryId]) : null),
     el(
       "div",
       { className: "judged-id" },
@@ -619,6 +679,7 @@ function renderResults() {
     return;
   }
   if (Number.isFinite(loaded.elapsed)) line.append(` · ${fmtMs(loaded.elapsed)} ms`);
+  if (loaded.pool) line.append(el("span", { className: "pool-line" }, ` · ${poolText(loaded)}`));
   loaded.items.forEach((item, index) => list.append(judgeResultItem(query.id, item, index, loaded)));
   if (!loaded.items.length) list.append(el("li", { className: "empty" }, loaded.skipped ? `No result carries an id to grade (${loaded.skipped} rows).` : "No results."));
   else if (loaded.skipped) list.append(el("li", { className: "empty" }, `${loaded.skipped} row${loaded.skipped === 1 ? "" : "s"} without an id to grade left out.`));
@@ -628,11 +689,18 @@ function renderResults() {
   renderGone(query.id, loaded);
 }
 
+/** What a pooled list is: its rankings and their depth, and those that could not run (with why). */
+export function poolText(loaded) {
+  const { rankings, depth, unavailable } = loaded.pool;
+  const missing = Object.entries(unavailable).map(([name, why]) => `${name} could not run: ${why}`);
+  return `a pool of ${rankings.length} ranking${rankings.length === 1 ? "" : "s"} (${rankings.join(", ")}), the top ${depth} of each: ${loaded.items.length} results, in an order that does not say which ranking found them${missing.length ? `. ${missing.join("; ")}` : ""}`;
+}
+
 /** "k of N unjudged" among the judged ids of the query's results. */
 function unjudgedText(queryId) {
   const loaded = judge.loaded[queryId];
   if (!loaded) return "";
-  const grades = judge.grades[queryId] || {};
+  const grades = shownGrades(queryId);
   const unjudged = loaded.order.filter((id) => !(id in grades)).length;
   return `${unjudged} of ${loaded.order.length} unjudged${unjudged || !loaded.order.length ? "" : ": every result is graded"}`;
 }
@@ -645,7 +713,7 @@ function renderUnjudgedCount(queryId) {
 
 /** The judged ids of this query that the tool no longer returns, with their grades (editable). */
 function renderGone(queryId, loaded) {
-  const grades = judge.grades[queryId] || {};
+  const grades = shownGrades(queryId);
   const gone = Object.keys(grades).filter((id) => !loaded.order.includes(id));
   gone.sort((a, b) => grades[b] - grades[a] || a.localeCompare(b));
   const list = clear($("#judge-gone"));
@@ -658,7 +726,7 @@ function renderGone(queryId, loaded) {
 /** Updates every view of one judged id in place (two rows of one section share it), keeping the focus. */
 function refreshGrade(queryId, judgedId) {
   if (judge.selected !== queryId) return;
-  const grade = judge.grades[queryId]?.[judgedId];
+  const grade = shownGrades(queryId)[judgedId];
   for (const item of [...$$("#judge-results .judge-result"), ...$$("#judge-gone .judge-gone-item")]) {
     if (item.dataset.judged !== judgedId) continue;
     item.classList.toggle("unjudged", grade === undefined);
@@ -668,15 +736,26 @@ function refreshGrade(queryId, judgedId) {
   renderUnjudgedCount(queryId);
 }
 
+/** A query's grade of one result: the set's, and (with a rater named) the rater's own. Clearing the rater's
+ *  grade leaves the set another rater's, if any gave one. */
 function setGrade(queryId, judgedId, grade) {
-  const current = judge.grades[queryId]?.[judgedId];
+  const current = shownGrades(queryId)[judgedId];
   if (current === grade) return;
-  if (grade === undefined) {
-    delete judge.grades[queryId][judgedId];
-    if (!Object.keys(judge.grades[queryId]).length) delete judge.grades[queryId];
+  let setValue = grade;
+  if (judge.rater) {
+    const given = ((judge.raters[queryId] ||= {})[judgedId] ||= {});
+    if (grade === undefined) delete given[judge.rater];
+    else given[judge.rater] = grade;
+    if (grade === undefined) setValue = Object.values(given)[0];
+    if (!Object.keys(given).length) delete judge.raters[queryId][judgedId];
+    if (!Object.keys(judge.raters[queryId]).length) delete judge.raters[queryId];
+  }
+  if (setValue === undefined) {
+    if (judge.grades[queryId]) delete judge.grades[queryId][judgedId];
+    if (judge.grades[queryId] && !Object.keys(judge.grades[queryId]).length) delete judge.grades[queryId];
   } else {
     if (!judge.grades[queryId]) judge.grades[queryId] = {};
-    judge.grades[queryId][judgedId] = grade;
+    judge.grades[queryId][judgedId] = setValue;
   }
   markChanged();
   refreshGrade(queryId, judgedId);
@@ -754,6 +833,92 @@ function onJudgeKey(event) {
   if (handled) event.preventDefault();
 }
 
+/* -- raters and their agreement */
+
+function readRater() {
+  try {
+    return localStorage.getItem(RATER_KEY) || "";
+  } catch {
+    return "";
+  }
+}
+
+/** A new rater's grades are theirs alone: the list shows them, the others' are hidden until the name is cleared. */
+function changeRater() {
+  const input = $("#judge-rater");
+  const name = input.value.trim();
+  if (name && !RATER.test(name)) {
+    input.setAttribute("aria-invalid", "true");
+    return showMessage($("#judge-error"), "A rater's name is up to 64 characters, with no tab or line break.");
+  }
+  input.removeAttribute("aria-invalid");
+  if (name === judge.rater) return; // a change event on leaving the box, after the one on Enter
+  judge.rater = name;
+  try {
+    if (name) localStorage.setItem(RATER_KEY, name);
+    else localStorage.removeItem(RATER_KEY);
+  } catch {
+    /* storage can be disabled: the name lasts as long as the page */
+  }
+  announce(name ? `Grading as ${name}: only your grades are shown.` : "No rater named: the set's grades are shown.");
+  if (judge.set) {
+    renderQueryList();
+    renderResults();
+  }
+}
+
+/** "alice and bob both graded 12 results: κ 0.61 ..." for each pair of raters, after the last open or save. */
+export function agreementText(pairs) {
+  const fmt = (value) => (value === null || value === undefined ? "undefined" : Number(value).toFixed(2));
+  return pairs
+    .map((pair) => `${pair.raters.join(" and ")} both graded ${pair.results} result${pair.results === 1 ? "" : "s"} and gave ${Math.round(pair.agreed * 100)}% the same grade: Cohen's κ ${fmt(pair.kappa)} on the grades, ${fmt(pair.weighted_kappa)} weighted (near grades agree in part), ${fmt(pair.relevant_kappa)} on relevant or not; ${pair.reading}.`)
+    .join(" ");
+}
+
+function renderAgreement() {
+  const box = $("#judge-agreement");
+  const raters = new Set(Object.values(judge.raters).flatMap((judged) => Object.values(judged).flatMap((given) => Object.keys(given))));
+  box.hidden = !raters.size;
+  if (!raters.size) return;
+  box.textContent = judge.agreement.length
+    ? `Agreement (as saved): ${agreementText(judge.agreement)}`
+    : `Graded by ${[...raters].join(", ")}: a second rater's grades of the same results, saved, show how far raters agree.`;
+}
+
+/* -- pooling */
+
+async function loadPoolPipelines() {
+  if (state.pipelines) return fillPoolPipelines();
+  try {
+    const data = await api("/api/console/pipelines");
+    state.pipelines = Array.isArray(data.pipelines) ? data.pipelines : [];
+  } catch (error) {
+    showMessage($("#judge-error"), `Pipelines: ${error.message}`);
+    return;
+  }
+  fillPoolPipelines();
+}
+
+function fillPoolPipelines() {
+  const select = $("#judge-pool-pipelines");
+  const chosen = new Set([...select.selectedOptions].map((option) => option.value));
+  clear(select);
+  for (const path of state.pipelines || []) select.append(el("option", { value: path, selected: chosen.has(path) }, path));
+}
+
+/** The pool the next runs ask for, from the form; every query runs again, as a pool or as the served ranking. */
+function changePool() {
+  const depth = Math.round(Number($("#judge-pool-depth").value));
+  const sources = [...($("#judge-pool-dense").checked ? ["dense"] : []), ...($("#judge-pool-bm25").checked ? ["bm25"] : [])];
+  const pipelines = [...$("#judge-pool-pipelines").selectedOptions].map((option) => option.value).slice(0, 8);
+  judge.pool = $("#judge-pool").checked ? { depth: Math.min(50, Math.max(1, depth || 10)), sources, pipelines } : null;
+  judge.loaded = {};
+  if (judge.set) {
+    renderQueryList();
+    if (judge.selected) selectQuery(judge.selected);
+  }
+}
+
 /* -- saving */
 
 /** The command that evaluates a saved set; the split is named unless it is the default, test. */
@@ -773,8 +938,9 @@ async function saveJudgedSet() {
   const seen = {};
   const grades = {};
   for (const query of judge.queries) {
-    // A query not run on this page keeps the ranking saved before.
-    const ranking = judge.loaded[query.id]?.order || judge.seen[query.id];
+    // A query not run on this page keeps the ranking saved before; a pooled run's is the served ranking in it.
+    const loaded = judge.loaded[query.id];
+    const ranking = (loaded && (loaded.pool ? loaded.served : loaded.order)) || judge.seen[query.id];
     if (ranking) seen[query.id] = [...ranking];
     if (judge.grades[query.id]) grades[query.id] = { ...judge.grades[query.id] };
   }
@@ -785,6 +951,8 @@ async function saveJudgedSet() {
     queries: judge.queries.map((q) => (q.arguments ? { id: q.id, text: q.text, arguments: q.arguments } : { id: q.id, text: q.text })),
     grades,
     seen,
+    pooled: Object.fromEntries(judge.queries.filter((q) => judge.pooled[q.id]).map((q) => [q.id, judge.pooled[q.id]])),
+    raters: Object.fromEntries(judge.queries.filter((q) => judge.raters[q.id]).map((q) => [q.id, judge.raters[q.id]])),
   };
   const revision = judge.revision;
   showMessage(errorBox, "");
@@ -801,6 +969,8 @@ async function saveJudgedSet() {
   if (judge.set !== set) return;
   judge.savedRevision = revision; // changes made while saving stay unsaved
   judge.seen = seen;
+  judge.agreement = Array.isArray(answer.agreement) ? answer.agreement : [];
+  renderAgreement();
   set.saved = true;
   renderJudgeHeader();
   renderDirty();
@@ -822,6 +992,10 @@ export function initJudgePanel() {
   $("#judge-add-form").addEventListener("submit", addQuery);
   $("#judge-run").addEventListener("click", () => judge.selected && runQuery(judge.selected));
   $("#judge-save").addEventListener("click", saveJudgedSet);
+  $("#judge-rater").value = readRater();
+  judge.rater = RATER.test($("#judge-rater").value) ? $("#judge-rater").value : "";
+  $("#judge-rater").addEventListener("change", changeRater);
+  for (const id of ["#judge-pool", "#judge-pool-depth", "#judge-pool-dense", "#judge-pool-bm25", "#judge-pool-pipelines"]) $(id).addEventListener("change", changePool);
   document.addEventListener("keydown", onJudgeKey);
   window.addEventListener("beforeunload", (event) => {
     if (!judgeDirty()) return;
@@ -831,6 +1005,7 @@ export function initJudgePanel() {
   tabHooks.judge = {
     show: () => {
       renderJudgeTools();
+      loadPoolPipelines();
       if (!judge.listed) loadJudgedSets();
     },
     canLeave: () => !judgeDirty() || confirm(`The judged set “${judge.set.name}” has unsaved changes (not on disk until saved). Leave the Judge tab anyway?`),

@@ -102,6 +102,37 @@ class TestHybridRetriever:
             "prefetch_limit",
         }
 
+    def test_one_source_keeps_what_that_source_gives_meaning_to(self, tiny_store: EdgeDocumentStore) -> None:
+        """A judging pool's one-source rankings: each retriever built from its own answer, with nothing it would
+        refuse as ignored (floors and weights of the other sources, fusion with one source left)."""
+        given = {
+            "document_store": {"collection": "docs"},
+            "fusion": "rrf",
+            "rrf_k": 20,
+            "weights": {"dense": 1.0, "sparse": 2.0},
+            "relevance_floor": {"dense": 0.3, "terms": 1.0},
+            "feedback": {"documents": 2},
+            "top_k": 7,
+        }
+        dense = HybridRetriever.one_source(given, "dense")
+        assert dense["document_store"] == {"collection": "docs"} and dense["top_k"] == 7
+        assert (dense["use_dense"], dense["use_sparse"], dense["text_fields"]) == (True, False, [])
+        assert dense["relevance_floor"] == {"dense": 0.3} and dense["feedback"] == {"documents": 2}
+        assert dense["fusion"] is dense["rrf_k"] is dense["weights"] is None
+        bm25 = HybridRetriever.one_source({**given, "text_fields": ["content"]}, "bm25")
+        assert (bm25["use_dense"], bm25["use_sparse"], bm25["text_fields"]) == (False, True, ["content"])
+        assert bm25["relevance_floor"] == {"terms": 1.0} and bm25["feedback"] is None
+        assert bm25["weights"] == {"sparse": 2.0} and bm25["rrf_k"] == 20  # two BM25 sources are still fused
+        for source, made in (("dense", dense), ("bm25", HybridRetriever.one_source(given, "bm25"))):
+            settings = {k: v for k, v in made.items() if k != "document_store"}
+            assert HybridRetriever(tiny_store, **settings).policy.use_dense is (source == "dense")
+        with pytest.raises(ConfigurationError, match="no BM25 source"):
+            HybridRetriever.one_source({"use_sparse": False}, "bm25")
+        with pytest.raises(ConfigurationError, match="no dense source"):
+            HybridRetriever.one_source({"use_dense": False}, "dense")
+        with pytest.raises(ConfigurationError, match="one of dense, bm25"):
+            HybridRetriever.one_source({}, "sparse")
+
     def test_to_dict(self, tiny_store: EdgeDocumentStore) -> None:
         assert HybridRetriever(tiny_store, rrf_k=2).to_dict() == {
             "type": "haygate.components.hybrid_retriever.HybridRetriever",

@@ -35,11 +35,13 @@ def test_a_saved_split_reads_back_with_its_zero_grades_and_rankings(tmp_path: Pa
         "split": "test",
         "queries": 2,
         "judged": 2,
+        "agreement": [],
     }
     read = judging.read_set(tmp_path, "handbook", "test")
     assert read["grades"] == {"q1": {"file:install.md": 3, "file:faq.md": 0}} and read["level"] == "record"
     assert read["queries"][1] == {"id": "q2", "text": "bearer token", "arguments": {"version": "1.1"}}
     assert read["seen"] == {"q1": ["file:install.md", "file:faq.md"]}
+    assert read["pooled"] == read["raters"] == {} and read["agreement"] == []
     assert "corpus" not in (tmp_path / "handbook" / "eval.yaml").read_text()  # judged on the collection as served
     [listed] = judging.list_sets(tmp_path)
     assert listed["name"] == "handbook" and listed["splits"] == ["test"]
@@ -62,7 +64,11 @@ def test_another_split_keeps_the_first_and_may_not_reuse_its_query_ids(tmp_path:
         ({"grades": {"q1": {" padded": 1}}}, "surrounding space"),
         ({"grades": {"q1": {"file:x.md": 4}}}, "a grade is 0, 1, 2 or 3"),
         ({"grades": {"q9": {"file:x.md": 1}}}, "grades for 'q9', which is no query"),
-        ({"seen": {"q9": []}}, r"rankings seen for \['q9'\]"),
+        ({"seen": {"q9": []}}, r"'seen' names \['q9'\]"),
+        ({"pooled": {"q9": {"a": ["served"]}}}, r"'pooled' names \['q9'\]"),
+        ({"pooled": {"q1": {" a": ["served"]}}}, "pooled ids"),
+        ({"raters": {"q1": {"a": {"ann": 4}}}}, "a rater's grade is 0, 1, 2 or 3"),
+        ({"raters": {"q1": {"a": {"two\nlines": 1}}}}, "raters"),
         ({"tool": "nowhere"}, "tool 'nowhere' is not served here"),
         ({"queries": [{"id": "q1", "text": "a"}, {"id": "q1", "text": "b"}]}, "two queries have one id"),
         ({"level": "chunk"}, "level"),

@@ -11,6 +11,7 @@ from haygate.errors import InvalidRequestError
 from haygate.gateway.judged_sets import (
     JUDGING_FILE,
     JudgedQuery,
+    add_judgments,
     read_all_grades,
     read_judging,
     read_set_queries,
@@ -55,3 +56,59 @@ def test_a_query_id_of_another_split_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InvalidRequestError, match=r"query ids \['q1'\] belong to another split of 'set'"):
         write_split(folder, "search_docs", "test", [JudgedQuery(id="q1", text="y")], {"q1": {"a": 1}})
     assert not (folder / JUDGING_FILE).exists()  # no tab ever saved here: an import writes no rankings
+
+
+def test_a_save_keeps_pools_and_raters_per_query_and_what_it_did_not_send(tmp_path: Path) -> None:
+    folder = tmp_path / "set"
+    queries = [JudgedQuery(id="q1", text="bearer token"), JudgedQuery(id="q2", text="filters")]
+    pooled = {"q1": {"a": ["served", "dense only"], "b": ["BM25 only"]}}
+    raters = {"q1": {"a": {"ann": 3}}, "q2": {"c": {"ann": 0}}}
+    write_split(
+        folder,
+        "search_docs",
+        "test",
+        queries,
+        {"q1": {"a": 3}, "q2": {"c": 0}},
+        "section",
+        {"q1": ["a"]},
+        pooled,
+        raters,
+    )
+    saved = read_judging(folder)["test"]
+    assert saved["q1"]["pooled"] == pooled["q1"] and saved["q1"]["raters"] == raters["q1"]
+    assert saved["q2"] == {"raters": raters["q2"]}  # no ranking seen, but who graded what is kept
+    at = saved["q1"]["at"]
+
+    # A later save sending the raters alone: q1's ranking (and its time) and pools stay, its raters are replaced.
+    write_split(
+        folder,
+        "search_docs",
+        "test",
+        queries,
+        {"q1": {"a": 2}},
+        "section",
+        {"q1": ["a"]},
+        None,
+        {"q1": {"a": {"ann": 3, "bob": 2}}},
+    )
+    saved = read_judging(folder)["test"]
+    assert saved["q1"] == {"ranking": ["a"], "at": at, "pooled": pooled["q1"], "raters": {"a": {"ann": 3, "bob": 2}}}
+
+
+def test_judgments_added_keep_the_rest_of_the_set(tmp_path: Path) -> None:
+    folder = tmp_path / "set"
+    queries = [JudgedQuery(id="q1", text="bearer token"), JudgedQuery(id="q2", text="filters")]
+    write_split(folder, "search_docs", "test", queries, {"q1": {"a": 3}}, "section", {"q1": ["a", "b"]})
+    write_split(folder, "search_docs", "dev", [JudgedQuery(id="d1", text="x")], {"d1": {"z": 1}})
+    add_judgments(folder, "test", pooled={"q1": {"a": ["served"], "b": ["dense only"]}})
+    add_judgments(folder, "test", pooled={"q1": {"a": ["BM25 only"]}})
+    judged = add_judgments(folder, "test", {"q1": {"b": 0, "a": 2}, "q2": {"c": 1}}, rater="ann")
+    assert judged == 3
+    assert read_all_grades(folder, {"q1", "q2", "d1"}) == {
+        "dev": {"d1": {"z": 1}},
+        "test": {"q1": {"a": 2, "b": 0}, "q2": {"c": 1}},
+    }
+    kept = read_judging(folder)["test"]
+    assert kept["q1"]["ranking"] == ["a", "b"]
+    assert kept["q1"]["pooled"] == {"a": ["served", "BM25 only"], "b": ["dense only"]}
+    assert kept["q1"]["raters"] == {"b": {"ann": 0}, "a": {"ann": 2}} and kept["q2"]["raters"] == {"c": {"ann": 1}}
