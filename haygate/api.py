@@ -53,6 +53,13 @@ Indexing:
   runs with when haygate only needs the ids an ingest would write (`haygate eval` checks every judged id
   against them before indexing). It holds the cheaper settings that change no document id:
   `preview_parameters = {"embed_phrases": False}` (the CV profiler: no model loaded).
+
+Judging:
+
+- `one_source(init_parameters, source) -> init_parameters`: a retriever class's static method, its init
+  parameters with one of its sources alone, `dense` or `bm25` (raising `ConfigurationError` when it has no such
+  source). A judging pool (the Judge tab, `haygate judged pool`) runs the tool's pipeline with every retriever
+  that answers it so, beside the tool as served: `HybridRetriever` answers it.
 """
 
 from typing import Literal

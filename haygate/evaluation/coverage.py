@@ -70,5 +70,6 @@ def coverage_warning(name: str, k: int, shares: Mapping[str, float], texts: Mapp
     return (
         f"{name}: only {average:.0%} of its top {k} was judged (judged@{k}); every unjudged result counts as not "
         f"relevant, so its figures are a lower bound and favour the rankings that were judged. Least judged: "
-        f"{named}. Judge these queries' results (the Judge tab pools every ranking), or read the condensed figures."
+        f"{named}. Judge these queries' results (the Judge tab and `haygate judged pool` pool every ranking), "
+        "or read the condensed figures."
     )

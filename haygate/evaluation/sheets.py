@@ -21,7 +21,8 @@ from typing import Any
 from haygate.errors import DatasetError
 from haygate.evaluation.interchange import counted, whole_grade
 from haygate.evaluation.tools import load_judged_set
-from haygate.gateway.judged_sets import add_judgments, read_all_grades, read_set_queries, read_spec
+from haygate.gateway.agreement import agreement, raters_of
+from haygate.gateway.judged_sets import add_judgments, read_all_grades, read_judging, read_set_queries, read_spec
 
 SHEET_HEADER = ["query-id", "query", "judged-id", "grade", "title", "excerpt"]
 EXCERPT_CHARS = 600  # of a result's text, in the sheet
@@ -166,4 +167,19 @@ def import_sheet(folder: Path, split: str, path: Path, rater: str | None) -> str
     graded = sum(len(grades) for grades in sheet.grades.values())
     said = f"{folder}: {counted(graded, 'grade')} from {path}" + (f", as {rater}'s" if rater else "")
     said += f"; the {split} split holds {counted(judged, 'judgment')}"
-    return said + (f"; {counted(sheet.ungraded, 'row')} left ungraded" if sheet.ungraded else "")
+    said += f"; {counted(sheet.ungraded, 'row')} left ungraded" if sheet.ungraded else ""
+    return "\n".join([said, *agreement_lines(raters_of(read_judging(folder).get(split)))])
+
+
+def agreement_lines(raters: dict[str, dict[str, dict[str, int]]]) -> list[str]:
+    """Each pair of raters' agreement, as the command prints it."""
+
+    def shown(value: float | None) -> str:
+        return "undefined" if value is None else f"{value:.2f}"
+
+    return [
+        f"  {' and '.join(pair.raters)}: {counted(pair.results, 'result')} graded by both, {pair.agreed:.0%} alike; "
+        f"Cohen's kappa {shown(pair.kappa)}, weighted {shown(pair.weighted_kappa)}, relevant or not "
+        f"{shown(pair.relevant_kappa)}: {pair.reading}"
+        for pair in agreement(raters)
+    ]

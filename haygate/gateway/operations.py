@@ -315,11 +315,13 @@ class PoolRequest(Request):
         default_factory=list,
         max_length=MAX_POOLED_PIPELINES,
         description="Pipeline files under pipelines/ run in the tool's place, each a ranking of the pool.",
+        json_schema_extra={"uniqueItems": True},
     )
     sources: list[Source] = Field(
         default_factory=lambda: list(SOURCES),
         max_length=2,
         description="The tool's pipeline with its retrievers on one source alone: `dense`, `bm25`.",
+        json_schema_extra={"uniqueItems": True},
     )
     depth: Annotated[int, Field(ge=1, le=50), BeforeValidator(whole_number)] = Field(
         10, description="How many results of each ranking are pooled (its top k)."
@@ -499,6 +501,10 @@ def pool(workspace: Workspace, request: PoolRequest) -> Pooled:
     settings = workspace.settings
     if len(set(request.pipelines)) < len(request.pipelines) or len(set(request.sources)) < len(request.sources):
         raise InvalidRequestError("a pool names each pipeline and source once", {"field": "pipelines"})
+    declaration = workspace.listing().get(request.tool)
+    if declaration is not None and declaration.action is not None:
+        msg = f"tool '{request.tool}' writes ({declaration.action}): only a search tool's rankings are pooled"
+        raise InvalidRequestError(msg, {"field": "tool"})
 
     def explain(pipeline: str | None, source: str | None) -> dict[str, Any]:
         path = project_pipeline(settings.pipelines_dir, pipeline) if pipeline else None

@@ -50,8 +50,8 @@ def pool(
     explain: Explain, query: str, pipelines: Sequence[str], sources: Sequence[str], depth: int, level: str
 ) -> Pool:
     """Every ranking's top `depth` judged ids for one query, pooled. The served ranking and the named variants
-    must run (a failure is the caller's to fix); a one-source ranking the pipeline cannot give is listed as
-    unavailable, with why."""
+    must run (a failure is the caller's to fix); a one-source ranking the pipeline cannot give, or cannot give
+    for these arguments (an `rrf_k` with nothing left to fuse), is listed as unavailable, with why."""
     answers: dict[str, dict[str, Any]] = {SERVED: explain(None, None)}
     for pipeline in pipelines:
         answers[pipeline] = explain(pipeline, None)
@@ -59,9 +59,7 @@ def pool(
     for source in sources:
         try:
             answers[SOURCE_RANKINGS[source]] = explain(None, source)
-        except InvalidRequestError as error:
-            if (error.details or {}).get("field") != "source":
-                raise
+        except InvalidRequestError as error:  # no such source, or an argument it takes no meaning from (rrf_k)
             unavailable[SOURCE_RANKINGS[source]] = error.message
     rankings: dict[str, list[str]] = {}
     found: dict[str, PooledResult] = {}

@@ -18,7 +18,7 @@ from pydantic import TypeAdapter
 from haygate import __version__
 from haygate.errors import HTTP_STATUS
 from haygate.gateway.declarations import ToolDeclaration
-from haygate.gateway.operations import OPERATIONS, ExplainRequest
+from haygate.gateway.operations import OPERATIONS, ExplainRequest, PoolRequest
 from haygate.ingest.fields import FieldSpec
 from haygate.ingest.schema import CollectionSchema, load_schema
 from haygate.server.replies import REF_TEMPLATE, ref, schemas
@@ -257,6 +257,10 @@ def request_schema(
         return call_request(listing)
     if name == "explain":
         return call_request(listing, {"pipeline": ExplainRequest.model_json_schema()["properties"]["pipeline"]})
+    if name == "pool":  # a search tool's rankings: a tool that writes has none
+        pooling = PoolRequest.model_json_schema()["properties"]
+        searches = {tool: declaration for tool, declaration in listing.items() if declaration.action is None}
+        return call_request(searches, {key: pooling[key] for key in ("pipelines", "sources", "depth", "level")})
     reference = {"$ref": REF_TEMPLATE.format(model=model)}
     if name == "save_judged_set":
         return {"allOf": [reference, {"properties": {"tool": {"enum": sorted(listing)}}}]}

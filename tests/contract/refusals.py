@@ -47,11 +47,14 @@ def has_no_terms(query: str) -> bool:
 
 
 JUDGED_SET_PATH = "/api/operations/save_judged_set"
-# What JSON Schema cannot say of a judged set: that grades and rankings name its queries, that no two queries
-# share an id, and (a rule of the sets already saved) that a query id names one query across the set's splits.
+# What JSON Schema cannot say of a judged set: that grades, rankings, pools and raters name its queries, that no
+# two queries share an id, and (a rule of the sets already saved) that a query id names one query across the set's
+# splits.
 JUDGED_SET_RULES = {
     "grades": ("which is no query",),
     "seen": ("which are no queries",),
+    "pooled": ("which are no queries",),
+    "raters": ("which are no queries",),
     "queries": ("two queries have one id", "belong to another split"),
 }
 

@@ -2,9 +2,12 @@
 the example project's judged sets and on a Quepid case judged here, then `haygate eval --judged` of what was
 imported, on the sample docs collection as ingested."""
 
+import csv
 import json
 import os
+import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +16,7 @@ from ranx import Qrels, Run
 
 from evaluation.judged_sets import load
 from haygate.evaluation.interchange import quepid_query_id, trec_qrels
+from haygate.evaluation.sheets import SHEET_HEADER
 from haygate.gateway.judged_sets import read_all_grades, read_set_queries
 from tests.support.cache import copy_tree
 from tests.support.docs import block, commands
@@ -200,3 +204,80 @@ def test_the_before_anyone_judges_block(ingested_samples: Path, tmp_path: Path) 
     )
     assert refused.returncode != 0 and "no run 'nowhere'; its runs: search_docs, search_docs_dbsf" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def graded(sheet: Path, grade_of: Callable[[list[str]], str]) -> int:
+    """A sheet's empty grade cells filled as a rater would, from each row; how many were filled."""
+    with sheet.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == SHEET_HEADER
+    for row in rows[1:]:
+        assert row[3] == ""  # a sheet shows no grade: not the set's, not another rater's
+        row[3] = grade_of(row)
+    with sheet.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(rows)
+    return len(rows) - 1
+
+
+def test_the_pools_not_one_ranking_block(ingested_samples: Path, tmp_path: Path) -> None:
+    """The how-to's block as written, in a copy of the project: a known-item set pooled over the tool, a variant and
+    the one-source rankings into a sheet, graded here by two raters (a rule each: the known answer's page
+    relevant; bob also the section's own page's parent), imported, and evaluated: every variant's top 10 judged."""
+    home = copy_project(tmp_path / "home")
+    (home / ".venv").symlink_to(PROJECT / ".venv")
+    env = {
+        **os.environ,
+        "HAYGATE_DATA_DIR": str(copy_tree(ingested_samples, tmp_path / "data")),
+        "HAYGATE_HOME": str(home),
+    }
+    folder = home / "evaluation" / "docs-pooled"
+    printed = []
+    for command in commands(block(".venv/bin/haygate judged known-items docs docs-pooled").text):
+        done = subprocess.run(["bash", "-c", command], cwd=home, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (command, done.stderr[-3000:])
+        printed.append(done.stdout + done.stderr)
+        if len(printed) == 1:  # the known-item set: each query's answer, the section whose heading it is
+            answers = read_all_grades(folder, set(read_set_queries(folder)))["test"]
+            page = {q: next(iter(docs)).split("#")[0] for q, docs in answers.items()}
+        if command.endswith("--sheet docs-pooled.csv"):  # ann: another section of the answer's page, partly
+            ann = graded(
+                home / "docs-pooled.csv", lambda row, page=page: "1" if row[2].startswith(page[row[0]]) else "0"
+            )
+        if command.endswith("--sheet docs-pooled-bob.csv"):  # bob grades every pooled result: the answer 3
+            bob = graded(home / "docs-pooled-bob.csv", lambda row, a=answers: "3" if row[2] in a[row[0]] else "0")
+    _, pooled, imported, _, imported_bob, evaluated = printed
+    assert "judged@10 before this pool" in pooled and "    served: " in pooled and "    BM25 only: " in pooled
+    assert f"{ann} results to grade, of the " in pooled
+    assert f"{ann} grades from docs-pooled.csv, as ann's" in imported
+    assert f"{bob} grades from docs-pooled-bob.csv, as bob's" in imported_bob
+    assert f"ann and bob: {ann} results graded by both" in imported_bob and "Cohen's kappa" in imported_bob
+
+    judging = json.loads((folder / "judging.json").read_text())["test"]
+    queries = read_set_queries(folder)
+    assert set(judging) == set(queries) and all(entry["pooled"] for entry in judging.values())
+    rankings = {name for entry in judging.values() for names in entry["pooled"].values() for name in names}
+    assert rankings == {"served", "eval/search_docs_dbsf.yaml", "dense only", "BM25 only"}
+    report = json.loads((home / "eval-out" / "docs-pooled" / "report.json").read_text())
+    for variant in report["variants"]:  # every ranking's top 10 was pooled, so every result of it is judged
+        assert variant["judged_at_k"]["mean"] == 1.0, variant["name"]
+    assert "was judged (judged@10)" not in evaluated  # no warning: nothing unjudged
+
+
+def test_a_sheet_that_cannot_be_read_back_is_refused_by_line(tmp_path: Path) -> None:
+    folder = tmp_path / "set"
+    shutil.copytree(SEARCH_DOCS, folder)
+    query = next(iter(read_set_queries(folder)))
+    cases = {
+        "query-id,judged-id\n": "missing ['grade']",
+        "query-id,judged-id,grade\nnowhere,a,1\n": "sheet.csv:2: query 'nowhere' is not a query of the set",
+        f"query-id,judged-id,grade\n{query},a,4\n": "sheet.csv:2: grade 4 is outside haygate's scale",
+        f"query-id,judged-id,grade\n{query},a,1\n{query},a,2\n": "sheet.csv:3: 'a' is graded twice",
+    }
+    before = (folder / "qrels" / "test.tsv").read_text()
+    for text, said in cases.items():
+        (tmp_path / "sheet.csv").write_text(text)
+        done = run("judged", "import", "sheet", tmp_path / "sheet.csv", "--into", folder)
+        assert done.returncode != 0 and said in done.stderr and "Traceback" not in done.stderr, (text, done.stderr)
+    assert (folder / "qrels" / "test.tsv").read_text() == before  # nothing written
+    refused = run("judged", "import", "sheet", tmp_path / "sheet.csv", "--into", folder, "--rater", "two\nlines")
+    assert refused.returncode != 0 and "--rater: a name or initials" in refused.stderr

@@ -85,6 +85,7 @@ RUN_BY = {
     ".venv/bin/python -m scripts.studies.floor": "test_the_floor_study_commands",
     "export HAYGATE_QDRANT_URL": "test_pointing_at_a_qdrant_server",
     "export HAYGATE_STORE=memory": "test_the_memory_backend",
+    ".venv/bin/haygate judged known-items docs docs-pooled": JUDGED + "test_the_pools_not_one_ranking_block",
     ".venv/bin/haygate judged known-items docs docs-known": (
         "tests/integration/test_judged_commands.py::test_the_before_anyone_judges_block"
     ),
