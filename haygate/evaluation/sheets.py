@@ -165,7 +165,7 @@ def import_sheet(folder: Path, split: str, path: Path, rater: str | None) -> str
     sheet = read_sheet(path, queries)
     judged = add_judgments(folder, split, sheet.grades, rater=rater)
     graded = sum(len(grades) for grades in sheet.grades.values())
-    said = f"{folder}: {counted(graded, 'grade')} from {path}" + (f", as {rater}'s" if rater else "")
+    said = f"{folder}: {counted(graded, 'grade')} from {path}" + (f", recorded as {rater}'s" if rater else "")
     said += f"; the {split} split holds {counted(judged, 'judgment')}"
     said += f"; {counted(sheet.ungraded, 'row')} left ungraded" if sheet.ungraded else ""
     return "\n".join([said, *agreement_lines(raters_of(read_judging(folder).get(split)))])

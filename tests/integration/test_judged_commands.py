@@ -248,8 +248,8 @@ def test_the_pools_not_one_ranking_block(ingested_samples: Path, tmp_path: Path)
     _, pooled, imported, _, imported_bob, evaluated = printed
     assert "judged@10 before this pool" in pooled and "    served: " in pooled and "    BM25 only: " in pooled
     assert f"{ann} results to grade, of the " in pooled
-    assert f"{ann} grades from docs-pooled.csv, as ann's" in imported
-    assert f"{bob} grades from docs-pooled-bob.csv, as bob's" in imported_bob
+    assert f"{ann} grades from docs-pooled.csv, recorded as ann's" in imported
+    assert f"{bob} grades from docs-pooled-bob.csv, recorded as bob's" in imported_bob
     assert f"ann and bob: {ann} results graded by both" in imported_bob and "Cohen's kappa" in imported_bob
 
     judging = json.loads((folder / "judging.json").read_text())["test"]
