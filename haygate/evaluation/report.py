@@ -16,6 +16,8 @@ from haygate.evaluation import coverage, differences, overlap
 from haygate.evaluation.datasets import Dataset
 from haygate.evaluation.interchange import qrels_lines, trec_id
 from haygate.evaluation.runner import SIGNIFICANCE, STAT_TEST, Comparison, VariantResult
+from haygate.gateway.agreement import agreement, raters_of
+from haygate.gateway.judged_sets import read_judging
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -37,6 +39,10 @@ def report_dict(
         "alpha": SIGNIFICANCE,
         "multiple_testing": "holm",  # p_holm: adjusted over every comparison of the run
         "warnings": [w for r in results if (w := variant_warning(r, dataset)) is not None],
+        # how far the set's raters agree, where two graded the same results (the Judge tab, `judged import sheet`)
+        "agreement": [
+            pair.model_dump() for pair in agreement(raters_of(read_judging(dataset.root).get(dataset.split)))
+        ],
         "variants": [
             {"name": r.name, "pipeline": r.pipeline, "metrics": r.metrics, "latency_ms": r.latency}
             | {
@@ -146,6 +152,13 @@ def markdown(report: dict[str, Any], results: Sequence[VariantResult]) -> str:
     baseline = report["baseline"]
     lines = [f"# Evaluation: {report['dataset']} ({report['split']}, {report['n_queries']} judged queries)", ""]
     lines += [f"> **Warning.** {warning}\n" for warning in report.get("warnings", [])]
+    for pair in report.get("agreement", []):
+        kappa = "undefined" if pair["weighted_kappa"] is None else f"{pair['weighted_kappa']:.2f}"
+        lines += [
+            f"Raters {' and '.join(pair['raters'])} graded {pair['results']} results alike {pair['agreed']:.0%} of the "
+            f"time: Cohen's weighted kappa {kappa} ({pair['reading']}).",
+            "",
+        ]
     if baseline is not None:
         lines += [f"Baseline: `{baseline}`; every other variant is compared with it.", ""]
     lines += [

@@ -261,6 +261,9 @@ def test_the_pools_not_one_ranking_block(ingested_samples: Path, tmp_path: Path)
     for variant in report["variants"]:  # every ranking's top 10 was pooled, so every result of it is judged
         assert variant["judged_at_k"]["mean"] == 1.0, variant["name"]
     assert "was judged (judged@10)" not in evaluated  # no warning: nothing unjudged
+    [pair] = report["agreement"]
+    assert pair["raters"] == ["ann", "bob"] and pair["results"] == ann
+    assert f"Raters ann and bob graded {ann} results alike" in evaluated
 
 
 def test_a_sheet_that_cannot_be_read_back_is_refused_by_line(tmp_path: Path) -> None:
