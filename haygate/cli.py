@@ -541,6 +541,10 @@ def cmd_serve(args: argparse.Namespace, settings: "Settings") -> NoReturn:
     from haygate.server.service import GatewayService
 
     claim_data_dir(settings.data_dir)
+    if args.http:  # a port another program holds is said now, before a model loads
+        from haygate.serve.ports import check_port
+
+        check_port(args.host or settings.host, args.port or settings.port)
     service = GatewayService(settings, strict=args.strict, torch_threads=1)
     # Over stdio the handshake is answered from what FastMCP answered last time, while it imports.
     folders = [settings.home / "configs", settings.pipelines_dir]

@@ -13,7 +13,6 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 GRADE_COUNT = 4  # grades 0 to 3
@@ -38,6 +37,8 @@ class Agreement(BaseModel):
 def cohen_kappa(first: Sequence[int], second: Sequence[int], categories: int, quadratic: bool = False) -> float | None:
     """Cohen's kappa of two raters' grades of the same items (grades 0 to categories - 1); None when the chance
     agreement leaves nothing to agree beyond (both gave one grade throughout)."""
+    import numpy as np  # here: the operations table, read before a tools/list, imports this module
+
     confusion = np.zeros((categories, categories))
     for a, b in zip(first, second, strict=True):
         confusion[a, b] += 1

@@ -20,6 +20,7 @@ from fastmcp import FastMCP
 
 from haygate.compat.fastmcp import lifespan, sdk_server
 from haygate.serve.http import LOOPBACK, build_http_app, build_local_app
+from haygate.serve.ports import UVICORN_STARTUP_FAILURE, port_taken
 from haygate.server.endpoint import Endpoint, claim_data_dir, remove_endpoint, socket_path, write_endpoint
 from haygate.server.handshake import HandshakeFront, Lines, Wire
 from haygate.server.mcp import build_mcp
@@ -49,7 +50,14 @@ def serve(
     # HTTP runs on uvloop, and uvicorn parses with httptools (both installed): the event loop and the HTTP
     # parsing are most of what a REST call costs beside the pipeline. No WebSockets are served (`ws="none"`):
     # nor is their library imported at start.
-    anyio.run(_serve, service, transport, host, port, token, front, backend_options={"use_uvloop": transport == "http"})
+    try:
+        anyio.run(
+            _serve, service, transport, host, port, token, front, backend_options={"use_uvloop": transport == "http"}
+        )
+    except* SystemExit as exits:  # uvicorn's own word on a port taken since the check: it logged why, and exits 3
+        if transport == "http" and any(getattr(e, "code", None) == UVICORN_STARTUP_FAILURE for e in exits.exceptions):
+            raise port_taken(host, port) from None
+        raise
 
 
 async def _serve(

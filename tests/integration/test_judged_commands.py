@@ -15,6 +15,7 @@ import pytest
 from ranx import Qrels, Run
 
 from evaluation.judged_sets import load
+from haygate.cli import main
 from haygate.evaluation.interchange import quepid_query_id, trec_qrels
 from haygate.evaluation.sheets import SHEET_HEADER
 from haygate.gateway.judged_sets import read_all_grades, read_set_queries
@@ -266,10 +267,17 @@ def test_the_pools_not_one_ranking_block(ingested_samples: Path, tmp_path: Path)
     assert f"Raters ann and bob graded {ann} results alike" in evaluated
 
 
-def test_a_sheet_that_cannot_be_read_back_is_refused_by_line(tmp_path: Path) -> None:
+def test_a_sheet_that_cannot_be_read_back_is_refused_by_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In this process (the command, not its start-up, is what is tested): each refusal names the line, and writes
+    nothing."""
+    monkeypatch.setenv("HAYGATE_HOME", str(PROJECT))
+    monkeypatch.setenv("HAYGATE_DATA_DIR", str(tmp_path / "data"))
     folder = tmp_path / "set"
     shutil.copytree(SEARCH_DOCS, folder)
     query = next(iter(read_set_queries(folder)))
+    sheet = tmp_path / "sheet.csv"
     cases = {
         "query-id,judged-id\n": "missing ['grade']",
         "query-id,judged-id,grade\nnowhere,a,1\n": "sheet.csv:2: query 'nowhere' is not a query of the set",
@@ -278,9 +286,10 @@ def test_a_sheet_that_cannot_be_read_back_is_refused_by_line(tmp_path: Path) -> 
     }
     before = (folder / "qrels" / "test.tsv").read_text()
     for text, said in cases.items():
-        (tmp_path / "sheet.csv").write_text(text)
-        done = run("judged", "import", "sheet", tmp_path / "sheet.csv", "--into", folder)
-        assert done.returncode != 0 and said in done.stderr and "Traceback" not in done.stderr, (text, done.stderr)
+        sheet.write_text(text)
+        assert main(["judged", "import", "sheet", str(sheet), "--into", str(folder)]) != 0
+        err = capsys.readouterr().err
+        assert said in err and "Traceback" not in err, (text, err)
     assert (folder / "qrels" / "test.tsv").read_text() == before  # nothing written
-    refused = run("judged", "import", "sheet", tmp_path / "sheet.csv", "--into", folder, "--rater", "two\nlines")
-    assert refused.returncode != 0 and "--rater: a name or initials" in refused.stderr
+    assert main(["judged", "import", "sheet", str(sheet), "--into", str(folder), "--rater", "two\nlines"]) != 0
+    assert "--rater: a name or initials" in capsys.readouterr().err

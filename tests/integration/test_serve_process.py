@@ -327,3 +327,20 @@ def test_a_stop_signal_ends_the_server_cleanly_and_at_once(
     manifest = json.loads((data_dir / "entities" / "haygate-shard.json").read_text())
     assert manifest["clean"] and manifest["points"] == 1
     assert f"stopping ({stop_signal.name})" in log.read_text()
+
+
+def test_a_port_another_program_holds_is_refused_with_what_to_do(home: Path, tmp_path: Path) -> None:
+    """No traceback from uvicorn's exit mid-start: the port is checked before anything loads, and said."""
+    import socket
+
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        command = [sys.executable, "-m", "haygate.cli", "serve", "--http", "--port", str(port)]
+        done = subprocess.run(
+            command, env=server_env(home, tmp_path / "data"), capture_output=True, text=True, timeout=60
+        )
+    assert done.returncode == ExitCode.CONFIG, done.stderr[-3000:]
+    assert f"error: cannot serve HTTP on 127.0.0.1:{port}" in done.stderr and "--port" in done.stderr
+    assert "Traceback" not in done.stderr
