@@ -2,6 +2,7 @@
 `haygate serve` as a process."""
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -37,7 +38,21 @@ def http_for(gateway: Gateway, token: str | None = None) -> Any:
     return build_http_app(GatewayService.serving(gateway), token)
 
 
+SERVER_PORTS = range(20_000, 32_000)  # below Linux's ephemeral range (32768-60999), where clients' own ports are
+
+
 def free_port() -> int:
+    """A loopback port free now, for a server a test starts. Not one the kernel hands out for port 0: that range
+    is also where every outgoing connection takes its source port, and one of the other worker's clients can
+    take it between this check and the server's bind (a server that then fails to start)."""
+    for _ in range(100):
+        port = random.choice(SERVER_PORTS)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
