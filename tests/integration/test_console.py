@@ -302,6 +302,10 @@ def test_every_panel_in_a_browser(url: str, http: httpx.Client, tmp_path: Path) 
         expect(page.locator("#report-view table.metrics thead")).to_contain_text("(default / condensed)")
         expect(page.locator("#report-view table.comparisons thead")).to_contain_text("Holm p")
         expect(page.locator("#report-view table.comparisons thead")).to_contain_text("p (randomization)")
+        # the fixture's judging.json: two raters of four results (the Judge tab records them so)
+        expect(page.locator("#report-view .report-agreement")).to_contain_text(
+            "Raters ann and bob graded 4 results alike 50% of the time: Cohen's weighted kappa"
+        )
         page.wait_for_function("document.querySelector('#report-plot')?.naturalWidth > 0", timeout=30_000)
         screenshot(page, "console-evaluations", full_page=True)
 

@@ -3,7 +3,7 @@
 
 import { api, apiBlob, enc } from "./api.js";
 import { $, $$, clear, el, showMessage } from "./dom.js";
-import { asText, fmtDate, fmtFixed, fmtMs, fmtNumber, present } from "./format.js";
+import { asText, fmtDate, fmtFixed, fmtMs, fmtNumber, isPlainObject, present } from "./format.js";
 import { state } from "./state.js";
 import { tabHooks } from "./tabs.js";
 
@@ -96,6 +96,20 @@ function metricsTable(report, variants, metrics) {
   });
   const headers = ["Variant", ...metrics.map((m) => ({ text: k ? `${m} (default / condensed)` : m, num: true })), ...(k ? [{ text: `judged@${k}`, num: true }] : []), { text: "p50 ms", num: true }, { text: "p95 ms", num: true }];
   return tableOf("metrics", headers, rows);
+}
+
+/** How far the judged set's raters agree, where two graded the same results (report.json's `agreement`). */
+function agreementBox(report) {
+  const pairs = (Array.isArray(report.agreement) ? report.agreement : []).filter(isPlainObject);
+  if (!pairs.length) return null;
+  const kappa = (value) => (typeof value === "number" ? value.toFixed(2) : "undefined");
+  return el(
+    "p",
+    { className: "report-agreement muted" },
+    pairs
+      .map((pair) => `Raters ${(pair.raters || []).map(asText).join(" and ")} graded ${pair.results} results alike ${Math.round(pair.agreed * 100)}% of the time: Cohen's weighted kappa ${kappa(pair.weighted_kappa)} (${asText(pair.reading)}).`)
+      .join(" ")
+  );
 }
 
 /** The report's warnings: a variant whose figures rest on too few judged results, with its least judged queries. */
@@ -215,6 +229,7 @@ function renderReport(name, report) {
     el("h2", {}, name),
     el("p", { className: "muted" }, `${report.dataset ?? "—"} / ${report.split ?? "—"} · ${report.n_queries ?? "—"} queries · baseline ${report.baseline ?? "—"} · ${report.stat_test ?? "—"} test, α = ${report.alpha ?? "—"}`),
     warningsBox(report) || "",
+    agreementBox(report) || "",
     el("h3", {}, "Metrics"),
     variants.length ? metricsTable(report, variants, metrics) : el("p", { className: "muted" }, "No variants."),
     el("h3", {}, "Comparisons with the baseline"),
