@@ -39,10 +39,7 @@ def report_dict(
         "alpha": SIGNIFICANCE,
         "multiple_testing": "holm",  # p_holm: adjusted over every comparison of the run
         "warnings": [w for r in results if (w := variant_warning(r, dataset)) is not None],
-        # how far the set's raters agree, where two graded the same results (the Judge tab, `judged import sheet`)
-        "agreement": [
-            pair.model_dump() for pair in agreement(raters_of(read_judging(dataset.root).get(dataset.split)))
-        ],
+        **judging_figures(dataset),
         "variants": [
             {"name": r.name, "pipeline": r.pipeline, "metrics": r.metrics, "latency_ms": r.latency}
             | {
@@ -146,12 +143,29 @@ def confidence_interval(values: Sequence[float]) -> tuple[float, float]:
     return max(0.0, mean - half), min(1.0, mean + half)
 
 
+def judging_figures(dataset: Dataset) -> dict[str, Any]:
+    """What the set's judging recorded (`judging.json`, the Judge tab's and `haygate judged pool`'s): how many
+    results each ranking pooled, over the queries (`pooled_from`: none, a set judged on one ranking); and how far
+    its raters agree, where two graded the same results (`agreement`)."""
+    split = read_judging(dataset.root).get(dataset.split)
+    entries = [entry for entry in split.values() if isinstance(entry, dict)] if isinstance(split, dict) else []
+    pooled: dict[str, int] = {}
+    for entry in entries:
+        for rankings in (entry.get("pooled") or {}).values() if isinstance(entry.get("pooled"), dict) else ():
+            for name in rankings if isinstance(rankings, list) else ():
+                pooled[str(name)] = pooled.get(str(name), 0) + 1
+    return {"pooled_from": pooled, "agreement": [pair.model_dump() for pair in agreement(raters_of(split))]}
+
+
 def markdown(report: dict[str, Any], results: Sequence[VariantResult]) -> str:
     """A summary table of every variant, then one table per variant against the baseline."""
     metrics = list(report["variants"][0]["metrics"]) if report["variants"] else []
     baseline = report["baseline"]
     lines = [f"# Evaluation: {report['dataset']} ({report['split']}, {report['n_queries']} judged queries)", ""]
     lines += [f"> **Warning.** {warning}\n" for warning in report.get("warnings", [])]
+    if report.get("pooled_from"):
+        counts = ", ".join(f"{name} ({count})" for name, count in report["pooled_from"].items())
+        lines += [f"Judged on pools: the results each ranking put in its query's pool, {counts}.", ""]
     for pair in report.get("agreement", []):
         kappa = "undefined" if pair["weighted_kappa"] is None else f"{pair['weighted_kappa']:.2f}"
         lines += [

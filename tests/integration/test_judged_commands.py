@@ -262,6 +262,8 @@ def test_the_pools_not_one_ranking_block(ingested_samples: Path, tmp_path: Path)
     for variant in report["variants"]:  # every ranking's top 10 was pooled, so every result of it is judged
         assert variant["judged_at_k"]["mean"] == 1.0, variant["name"]
     assert "was judged (judged@10)" not in evaluated  # no warning: nothing unjudged
+    assert set(report["pooled_from"]) == rankings and all(count >= 6 for count in report["pooled_from"].values())
+    assert "Judged on pools: the results each ranking put in its query's pool, served (" in evaluated
     [pair] = report["agreement"]
     assert pair["raters"] == ["ann", "bob"] and pair["results"] == ann
     assert f"Raters ann and bob graded {ann} results alike" in evaluated
