@@ -418,7 +418,7 @@ def write_split(
         per_query = {q: {key: value[q] for key, value in kept.items() if q in value} for q in entries}
         judging[split] = {
             q: judged_query_record(before.get(q), seen.get(q), per_query.get(q, {}), at)
-            for q in [*seen, *[q for q in per_query if per_query[q] and q not in seen]]
+            for q in [*seen, *[q for q, sent in per_query.items() if any(sent.values()) and q not in seen]]
         }
 
     write_set(

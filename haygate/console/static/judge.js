@@ -951,8 +951,9 @@ async function saveJudgedSet() {
     queries: judge.queries.map((q) => (q.arguments ? { id: q.id, text: q.text, arguments: q.arguments } : { id: q.id, text: q.text })),
     grades,
     seen,
-    pooled: Object.fromEntries(judge.queries.filter((q) => judge.pooled[q.id]).map((q) => [q.id, judge.pooled[q.id]])),
-    raters: Object.fromEntries(judge.queries.filter((q) => judge.raters[q.id]).map((q) => [q.id, judge.raters[q.id]])),
+    // every query's whole state, an empty one included: a rater's grades all cleared are cleared on disk too
+    pooled: Object.fromEntries(judge.queries.map((q) => [q.id, judge.pooled[q.id] || {}])),
+    raters: Object.fromEntries(judge.queries.map((q) => [q.id, judge.raters[q.id] || {}])),
   };
   const revision = judge.revision;
   showMessage(errorBox, "");

@@ -94,6 +94,21 @@ def test_a_save_keeps_pools_and_raters_per_query_and_what_it_did_not_send(tmp_pa
     saved = read_judging(folder)["test"]
     assert saved["q1"] == {"ranking": ["a"], "at": at, "pooled": pooled["q1"], "raters": {"a": {"ann": 3, "bob": 2}}}
 
+    # The tab sends every query's whole state: q2's raters all cleared are cleared, and no empty entry is written.
+    write_split(
+        folder,
+        "search_docs",
+        "test",
+        queries,
+        {"q1": {"a": 2}},
+        "section",
+        {"q1": ["a"]},
+        {"q1": pooled["q1"], "q2": {}},
+        {"q1": {"a": {"ann": 3}}, "q2": {}},
+    )
+    saved = read_judging(folder)["test"]
+    assert set(saved) == {"q1"} and saved["q1"]["raters"] == {"a": {"ann": 3}}
+
 
 def test_judgments_added_keep_the_rest_of_the_set(tmp_path: Path) -> None:
     folder = tmp_path / "set"
