@@ -64,6 +64,10 @@ def main(argv: list[str] | None = None) -> int:
         else:  # a refused input (a judged set, a record): what to change, as the other errors say it
             print(f"error: {error.message}", file=sys.stderr)
         return ExitCode.FAILED
+    except OSError as error:  # a file the command was told to read or write (--out, --sheet): which, and why
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"error: {where}{error.strerror or error}", file=sys.stderr)
+        return ExitCode.STORAGE
 
 
 def run(args: argparse.Namespace) -> int:

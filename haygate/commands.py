@@ -249,6 +249,8 @@ def cmd_judged_pool(args: argparse.Namespace, settings: Settings) -> int:
     from haygate.gateway.workspace import LocalWorkspace
     from haygate.server.client import local_server
 
+    if not args.sheet.parent.is_dir():  # said before any ranking runs, not after the pools are recorded
+        raise ConfigurationError(f"--sheet {args.sheet}: no folder {args.sheet.parent} to write it in")
     pipelines = [pipeline_in_project(path, settings) for path in args.pipeline]
     if len(pipelines) > MAX_POOLED_PIPELINES:
         raise ConfigurationError(f"--pipeline: a pool runs up to {MAX_POOLED_PIPELINES} variants")

@@ -16,6 +16,7 @@ from ranx import Qrels, Run
 
 from evaluation.judged_sets import load
 from haygate.cli import main
+from haygate.errors import ExitCode
 from haygate.evaluation.interchange import quepid_query_id, trec_qrels
 from haygate.evaluation.sheets import SHEET_HEADER
 from haygate.gateway.judged_sets import read_all_grades, read_set_queries
@@ -295,3 +296,10 @@ def test_a_sheet_that_cannot_be_read_back_is_refused_by_line(
     assert (folder / "qrels" / "test.tsv").read_text() == before  # nothing written
     assert main(["judged", "import", "sheet", str(sheet), "--into", str(folder), "--rater", "two\nlines"]) != 0
     assert "--rater: a name or initials" in capsys.readouterr().err
+
+    # A file to write where no folder is: said (the pool before any ranking runs), not a traceback.
+    nowhere = tmp_path / "no-such-folder"
+    assert main(["judged", "pool", str(folder), "--sheet", str(nowhere / "s.csv")]) == ExitCode.CONFIG
+    assert f"--sheet {nowhere / 's.csv'}: no folder {nowhere} to write it in" in capsys.readouterr().err
+    assert main(["judged", "export", "trec", str(folder), "--out", str(nowhere / "x.qrels")]) == ExitCode.STORAGE
+    assert capsys.readouterr().err.startswith(f"error: {nowhere / 'x.qrels'}: No such file or directory")
