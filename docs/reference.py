@@ -13,6 +13,7 @@ import haygate._env  # noqa: F401  (offline defaults before anything imports Hay
 # isort: split
 import argparse
 import ast
+import builtins
 import importlib
 import inspect
 import json
@@ -634,7 +635,8 @@ def cli_error_exits() -> list[tuple[type, str, bool]]:
             ]
             enveloped = any(isinstance(n, ast.Name) and n.id == "envelope" for n in ast.walk(handler))
             if returned:
-                found.append((getattr(errors, handler.type.id), returned[0], enveloped))
+                caught = getattr(errors, handler.type.id, None) or getattr(builtins, handler.type.id)  # OSError
+                found.append((caught, returned[0], enveloped))
     return found
 
 

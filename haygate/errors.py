@@ -227,7 +227,7 @@ class ExitCode(IntEnum):
     FAILED = 1  # the command ran, and some of its work failed
     CONFIG = 2  # nothing was done: no project, a wrong declaration or setting, arguments it cannot take
     IN_USE = 3  # another process holds a collection's embedded store
-    STORAGE = 4  # the data dir is full, unwritable or damaged
+    STORAGE = 4  # the data dir is full, unwritable or damaged, or a file the command names cannot be written
 
 
 # Codes a client sees as themselves; every other error reaches it as INTERNAL_ERROR.

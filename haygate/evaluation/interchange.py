@@ -10,7 +10,6 @@ section's heading path): a space, any other whitespace and `%` itself are writte
 `%25`), so trec_eval and ranx read every line as four fields, and an import decodes them back.
 """
 
-import csv
 import hashlib
 import math
 import re
@@ -27,10 +26,12 @@ from haygate.gateway.judged_sets import (
     QRELS_HEADER,
     QUERY_ID,
     JudgedQuery,
+    csv_rows,
     query_entry,
     read_grades,
     read_rows,
     read_set_queries,
+    read_text,
 )
 from haygate.text.normalise import fold
 
@@ -127,8 +128,7 @@ def read_qrels(path: Path) -> tuple[Grades, dict[str, int]]:
     grades is refused."""
     if not path.is_file():
         raise DatasetError(f"{path}: no such file")
-    text = path.read_text(encoding="utf-8-sig")
-    rows = text.splitlines()
+    rows = read_text(path).splitlines()
     beir = bool(rows) and [cell.strip() for cell in rows[0].split("\t")] == QRELS_HEADER
     grades: Grades = {}
     where: dict[tuple[str, str], int] = {}
@@ -197,7 +197,7 @@ def read_topics(path: Path) -> dict[str, tuple[int, str, dict[str, object] | Non
             entry = query_entry(row)
             add_topic(topics, (path, number), entry["id"], entry["text"], entry["arguments"])
         return topics
-    for number, written in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), start=1):
+    for number, written in enumerate(read_text(path).splitlines(), start=1):
         if not written.strip() or (number == 1 and written.split("\t", 1)[0].strip().lower() in TOPICS_HEADERS):
             continue
         cells = written.split("\t", 1)
@@ -318,28 +318,27 @@ def read_quepid_rows(path: Path) -> QuepidRows:
     """The rows of an export, checked: its header one of `LAYOUTS`, one case, each rating a whole number."""
     if not path.is_file():
         raise DatasetError(f"{path}: no such file")
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle)
-        header = [cell.strip() for cell in next(reader, [])]
-        query, doc, rating, case = quepid_columns(path, header)
-        rows, cases = QuepidRows(), dict[str, int]()
-        for cells in reader:
-            number = reader.line_num
-            if not "".join(cells).strip():
-                continue
-            cell = [c.strip() for c in cells] + [""] * len(header)  # a query with no rating has short rows
-            if case is not None:
-                cases.setdefault(cell[case], number)
-            if not cell[query]:
-                raise DatasetError(f"{path}:{number}: no query text")
-            if not cell[doc] and not cell[rating]:
-                rows.unrated_queries.append(cell[query])
-            elif not cell[rating]:
-                rows.unrated_docs += 1
-            elif not cell[doc]:
-                raise DatasetError(f"{path}:{number}: a rating with no doc id")
-            else:
-                rows.rated.append((number, cell[query], cell[doc], whole_rating(f"{path}:{number}", cell[rating])))
+    reader = csv_rows(path)
+    header = [cell.strip() for cell in next(reader, [])]
+    query, doc, rating, case = quepid_columns(path, header)
+    rows, cases = QuepidRows(), dict[str, int]()
+    for cells in reader:
+        number = reader.line_num
+        if not "".join(cells).strip():
+            continue
+        cell = [c.strip() for c in cells] + [""] * len(header)  # a query with no rating has short rows
+        if case is not None:
+            cases.setdefault(cell[case], number)
+        if not cell[query]:
+            raise DatasetError(f"{path}:{number}: no query text")
+        if not cell[doc] and not cell[rating]:
+            rows.unrated_queries.append(cell[query])
+        elif not cell[rating]:
+            rows.unrated_docs += 1
+        elif not cell[doc]:
+            raise DatasetError(f"{path}:{number}: a rating with no doc id")
+        else:
+            rows.rated.append((number, cell[query], cell[doc], whole_rating(f"{path}:{number}", cell[rating])))
     if len(cases) > 1:
         named = ", ".join(f"{c!r} (line {n})" for c, n in list(cases.items())[:SHOWN])
         raise DatasetError(f"{path}: ratings of {len(cases)} cases, {named}: import one case per judged set")

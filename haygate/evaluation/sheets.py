@@ -22,7 +22,14 @@ from haygate.errors import DatasetError
 from haygate.evaluation.interchange import counted, whole_grade
 from haygate.evaluation.tools import load_judged_set
 from haygate.gateway.agreement import agreement, raters_of
-from haygate.gateway.judged_sets import add_judgments, read_all_grades, read_judging, read_set_queries, read_spec
+from haygate.gateway.judged_sets import (
+    add_judgments,
+    csv_rows,
+    read_all_grades,
+    read_judging,
+    read_set_queries,
+    read_spec,
+)
 
 SHEET_HEADER = ["query-id", "query", "judged-id", "grade", "title", "excerpt"]
 EXCERPT_CHARS = 600  # of a result's text, in the sheet
@@ -122,37 +129,32 @@ class SheetGrades:
 
 def read_sheet(path: Path, query_ids: set[str]) -> SheetGrades:
     """The grades a sheet holds, by query and judged id; every problem names the line."""
-    try:
-        handle = path.open(encoding="utf-8-sig", newline="")
-    except OSError as error:
-        raise DatasetError(f"{path}: cannot be read: {error.strerror or error}") from None
-    with handle:
-        reader = csv.reader(handle)
-        header = [cell.strip() for cell in next(reader, [])]
-        missing = [name for name in ("query-id", "judged-id", "grade") if name not in header]
-        if missing:
-            raise DatasetError(f"{path}:1: a grading sheet has the columns {SHEET_HEADER}; missing {missing}")
-        at = {name: header.index(name) for name in ("query-id", "judged-id", "grade")}
-        grades: dict[str, dict[str, int]] = {}
-        ungraded = 0
-        for row in reader:
-            where = f"{path}:{reader.line_num}"
-            if not any(cell.strip() for cell in row):
-                continue
-            if len(row) < len(header):
-                raise DatasetError(f"{where}: expected {len(header)} columns, got {len(row)}")
-            query_id, judged_id, grade = (row[at[name]].strip() for name in ("query-id", "judged-id", "grade"))
-            if query_id not in query_ids:
-                raise DatasetError(f"{where}: query '{query_id}' is not a query of the set")
-            if not judged_id:
-                raise DatasetError(f"{where}: no judged id")
-            if not grade:
-                ungraded += 1
-                continue
-            value = whole_grade(where, grade)
-            if grades.get(query_id, {}).get(judged_id, value) != value:
-                raise DatasetError(f"{where}: '{judged_id}' is graded twice for query '{query_id}', differently")
-            grades.setdefault(query_id, {})[judged_id] = value
+    reader = csv_rows(path)
+    header = [cell.strip() for cell in next(reader, [])]
+    missing = [name for name in ("query-id", "judged-id", "grade") if name not in header]
+    if missing:
+        raise DatasetError(f"{path}:1: a grading sheet has the columns {SHEET_HEADER}; missing {missing}")
+    at = {name: header.index(name) for name in ("query-id", "judged-id", "grade")}
+    grades: dict[str, dict[str, int]] = {}
+    ungraded = 0
+    for row in reader:
+        where = f"{path}:{reader.line_num}"
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) < len(header):
+            raise DatasetError(f"{where}: expected {len(header)} columns, got {len(row)}")
+        query_id, judged_id, grade = (row[at[name]].strip() for name in ("query-id", "judged-id", "grade"))
+        if query_id not in query_ids:
+            raise DatasetError(f"{where}: query '{query_id}' is not a query of the set")
+        if not judged_id:
+            raise DatasetError(f"{where}: no judged id")
+        if not grade:
+            ungraded += 1
+            continue
+        value = whole_grade(where, grade)
+        if grades.get(query_id, {}).get(judged_id, value) != value:
+            raise DatasetError(f"{where}: '{judged_id}' is graded twice for query '{query_id}', differently")
+        grades.setdefault(query_id, {})[judged_id] = value
     return SheetGrades(grades, ungraded)
 
 

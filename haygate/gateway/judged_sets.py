@@ -13,13 +13,14 @@ reads, the gateway's `save_judged_set` operation saves, `save_set`) both go thro
 """
 
 import csv
+import io
 import json
 import os
 import re
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema
@@ -28,6 +29,9 @@ from haygate import yamlfile
 from haygate.errors import DatasetError, InvalidRequestError
 from haygate.gateway.agreement import agreement, raters_of
 from haygate.ingest.readers import read_records
+
+if TYPE_CHECKING:
+    import _csv
 
 SPEC_FILE = "eval.yaml"
 QUERIES_FILE = "queries.jsonl"
@@ -172,6 +176,26 @@ class SavedSet(BaseModel):
     )
 
 
+def read_text(path: Path, encoding: str = "utf-8-sig") -> str:
+    """A judgments file's text (a byte-order mark dropped by default, as spreadsheets write one); a file that is not
+    UTF-8 text is a DatasetError naming the line of its first bad byte, an unreadable one with why."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise DatasetError(f"{path}: cannot be read: {error.strerror or error}") from None
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        msg = f"{path}:{line}: not UTF-8 text (byte {data[error.start]:#04x}); save the file as UTF-8"
+        raise DatasetError(msg) from None
+
+
+def csv_rows(path: Path, encoding: str = "utf-8-sig", delimiter: str = ",") -> "_csv.Reader":
+    """A CSV or TSV file's rows, read as `read_text` reads it (`line_num` counts its lines)."""
+    return csv.reader(io.StringIO(read_text(path, encoding), newline=""), delimiter=delimiter)
+
+
 def read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """JSONL through the ingest reader (one parser for the project), but here the first bad line is fatal."""
     rows = []
@@ -198,40 +222,36 @@ def read_grades(path: Path, query_ids: set[str], corpus_ids: set[str] | None) ->
     """Every judgment of a qrels file, grade 0 (judged not relevant) included. `corpus_ids` None: the corpus
     is not a BEIR file, and the judged ids are checked against the corpus itself."""
     grades: dict[str, dict[str, int]] = {}
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.reader(handle, delimiter="\t")
-        header = next(reader, None)
-        if header is None or [h.strip() for h in header[:3]] != QRELS_HEADER:
-            raise DatasetError(f"{path}:1: expected the header 'query-id<TAB>corpus-id<TAB>score', got {header!r}")
-        for row in reader:
-            number = reader.line_num
-            if not row or not "".join(row).strip():
-                continue
-            if len(row) < 3:
-                raise DatasetError(f"{path}:{number}: expected 3 tab-separated columns, got {len(row)}")
-            query_id, corpus_id, score = row[0].strip(), row[1].strip(), row[2].strip()
-            if query_id not in query_ids:
-                raise DatasetError(
-                    f"{path}:{number}: query id '{query_id}' has judgments but no query in queries.jsonl"
-                )
-            if corpus_ids is not None and corpus_id not in corpus_ids:
-                raise DatasetError(f"{path}:{number}: corpus id '{corpus_id}' is not in corpus.jsonl")
-            try:
-                grade = int(float(score))
-            except ValueError:
-                raise DatasetError(f"{path}:{number}: score {score!r} is not a number") from None
-            grades.setdefault(query_id, {})[corpus_id] = grade
+    reader = csv_rows(path, "utf-8", "\t")
+    header = next(reader, None)
+    if header is None or [h.strip() for h in header[:3]] != QRELS_HEADER:
+        raise DatasetError(f"{path}:1: expected the header 'query-id<TAB>corpus-id<TAB>score', got {header!r}")
+    for row in reader:
+        number = reader.line_num
+        if not row or not "".join(row).strip():
+            continue
+        if len(row) < 3:
+            raise DatasetError(f"{path}:{number}: expected 3 tab-separated columns, got {len(row)}")
+        query_id, corpus_id, score = row[0].strip(), row[1].strip(), row[2].strip()
+        if query_id not in query_ids:
+            raise DatasetError(f"{path}:{number}: query id '{query_id}' has judgments but no query in queries.jsonl")
+        if corpus_ids is not None and corpus_id not in corpus_ids:
+            raise DatasetError(f"{path}:{number}: corpus id '{corpus_id}' is not in corpus.jsonl")
+        try:
+            grade = int(float(score))
+        except ValueError:
+            raise DatasetError(f"{path}:{number}: score {score!r} is not a number") from None
+        grades.setdefault(query_id, {})[corpus_id] = grade
     return grades
 
 
 def lines_naming(path: Path, corpus_ids: set[str]) -> dict[str, list[int]]:
     """The lines of a qrels file that judge each of these corpus ids (for a refusal that says where to look)."""
     found: dict[str, list[int]] = {}
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.reader(handle, delimiter="\t")
-        for row in reader:
-            if len(row) >= 2 and row[1].strip() in corpus_ids:
-                found.setdefault(row[1].strip(), []).append(reader.line_num)
+    reader = csv_rows(path, "utf-8", "\t")
+    for row in reader:
+        if len(row) >= 2 and row[1].strip() in corpus_ids:
+            found.setdefault(row[1].strip(), []).append(reader.line_num)
     return found
 
 
@@ -275,11 +295,9 @@ def read_spec(folder: Path) -> JudgedSetSpec:
     spec_path = Path(folder) / SPEC_FILE
     if not spec_path.is_file():
         raise DatasetError(f"{spec_path}: missing (a tool's judged set says in it which tool to call and how)")
+    text = read_text(spec_path, "utf-8")
     try:
-        text = spec_path.read_text()
         return JudgedSetSpec.model_validate(yamlfile.safe_load(text) or {})
-    except OSError as error:
-        raise DatasetError(f"{spec_path}: cannot be read: {error.strerror or error}") from None
     except yaml.YAMLError as error:
         raise DatasetError(f"{spec_path}: invalid YAML: {error}") from None
     except ValidationError as error:
@@ -316,7 +334,7 @@ def read_all_grades(folder: Path, query_ids: set[str]) -> dict[str, dict[str, di
 
 def query_ids_in(path: Path) -> set[str]:
     """The query ids a qrels file names (a query since removed drops its grades, rather than failing)."""
-    return {line.split("\t", 1)[0] for line in path.read_text(encoding="utf-8").splitlines()[1:] if "\t" in line}
+    return {line.split("\t", 1)[0] for line in read_text(path, "utf-8").splitlines()[1:] if "\t" in line}
 
 
 def read_judging(folder: Path) -> dict[str, Any]:

@@ -297,6 +297,19 @@ def test_a_sheet_that_cannot_be_read_back_is_refused_by_line(
     assert main(["judged", "import", "sheet", str(sheet), "--into", str(folder), "--rater", "two\nlines"]) != 0
     assert "--rater: a name or initials" in capsys.readouterr().err
 
+    # A file that is not UTF-8 text (a spreadsheet's own encoding): its line named, in every format read.
+    latin = tmp_path / "latin1.csv"
+    latin.write_bytes(f"query-id,judged-id,grade\n{query},caf\xe9,1\n".encode("latin-1"))
+    for command in (
+        ["judged", "import", "sheet", str(latin), "--into", str(folder)],
+        ["judged", "import", "quepid", str(latin), "--into", str(tmp_path / "q"), "--tool", "search_docs"],
+        ["judged", "import", "trec", str(latin), "--queries", str(latin), "--into", str(tmp_path / "t"),
+         "--tool", "search_docs"],
+    ):  # fmt: skip
+        assert main(command) != 0
+        err = capsys.readouterr().err
+        assert f"error: {latin}:2: not UTF-8 text (byte 0xe9); save the file as UTF-8" in err, (command, err)
+
     # A file to write where no folder is: said (the pool before any ranking runs), not a traceback.
     nowhere = tmp_path / "no-such-folder"
     assert main(["judged", "pool", str(folder), "--sheet", str(nowhere / "s.csv")]) == ExitCode.CONFIG
