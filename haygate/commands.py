@@ -281,6 +281,8 @@ def cmd_judged_pool(args: argparse.Namespace, settings: Settings) -> int:
         print(f"    {ranking}: {sum(shares) / len(shares):.0%}")
     for ranking, why in pooled.unavailable.items():
         print(f"  {ranking}: not pooled: {why}")
+    if pooled.unjudgeable:
+        print(f"  {counted(pooled.unjudgeable, 'row')} of the rankings named no document, so nothing to grade them as")
     print(
         f"next: grade the empty `grade` cells 0-3 (0 not relevant, 3 exactly what was asked), then "
         f"haygate judged import sheet {args.sheet} --into {args.folder}"

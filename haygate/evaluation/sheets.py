@@ -45,6 +45,7 @@ class PooledSet:
 
     rows: list[list[str]] = field(default_factory=list)
     pooled: int = 0  # results pooled, over every query
+    unjudgeable: int = 0  # rows of the rankings that name no document, over every query
     judged_before: dict[str, list[float]] = field(default_factory=dict)  # ranking -> per query, judged share
     unavailable: dict[str, str] = field(default_factory=dict)
 
@@ -96,6 +97,7 @@ def pool_set(
         pooled.unavailable.update(reply["unavailable"])
         kept[query_id] = {result["judged_id"]: result["rankings"] for result in reply["results"]}
         pooled.pooled += len(reply["results"])
+        pooled.unjudgeable += reply["unjudgeable"]
         for result in reply["results"]:
             if result["judged_id"] in graded and not every:
                 continue

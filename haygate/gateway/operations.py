@@ -347,6 +347,7 @@ class Pooled(BaseModel):
     unavailable: dict[str, str] = Field(description="A ranking that could not run here, and why.")
     results: list[PooledResult] = Field(description="The pool, de-duplicated, in an order no ranking gave it.")
     collections: list[str] = Field(description="The collections its results' records are read whole from.")
+    unjudgeable: int = Field(description="Rows of the rankings' top k that name no document, so none to grade.")
     elapsed_ms: float = Field(description="How long the rankings took.")
 
 
@@ -521,6 +522,7 @@ def pool(workspace: Workspace, request: PoolRequest) -> Pooled:
         unavailable=made.unavailable,
         results=[PooledResult.model_validate(result, from_attributes=True) for result in made.results],
         collections=made.collections,
+        unjudgeable=made.unjudgeable,
         elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
     )
 

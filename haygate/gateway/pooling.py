@@ -44,6 +44,7 @@ class Pool:
     unavailable: dict[str, str]  # a ranking that could not run here, and why
     results: list[PooledResult]  # the pool, source-blind
     collections: list[str]
+    unjudgeable: int = 0  # rows of the rankings' top k that name no document: nothing to grade them as
 
 
 def pool(
@@ -63,9 +64,12 @@ def pool(
             unavailable[SOURCE_RANKINGS[source]] = error.message
     rankings: dict[str, list[str]] = {}
     found: dict[str, PooledResult] = {}
+    unjudgeable = 0
     for name, answer in answers.items():
         rankings[name] = []
-        for judged_id, row, entry in judged_rows(answer, level):
+        graded = judged_rows(answer, level)
+        unjudgeable += min(depth, len(ranked_rows(answer.get("result") or {}) or [])) - min(depth, len(graded))
+        for judged_id, row, entry in graded:
             if judged_id in rankings[name]:
                 continue  # two chunks of one section: one result of the ranking
             if len(rankings[name]) == depth:
@@ -77,7 +81,7 @@ def pool(
             found[judged_id].rankings.append(name)
     ordered = sorted(found.values(), key=lambda result: blind_key(query, result.judged_id))
     collections = list(dict.fromkeys(c for answer in answers.values() for c in answer.get("collections") or []))
-    return Pool(rankings, unavailable, ordered, collections)
+    return Pool(rankings, unavailable, ordered, collections, max(0, unjudgeable))
 
 
 def judged_rows(answer: dict[str, Any], level: str) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:

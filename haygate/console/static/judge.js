@@ -410,7 +410,7 @@ export function pooledResults(data) {
   return {
     items,
     order: items.map((item) => item.judgedId),
-    skipped: 0,
+    skipped: Number.isInteger(data.unjudgeable) ? data.unjudgeable : 0, // said under the list, as a call's are
     served: Array.isArray(rankings.served) ? rankings.served.map(asText) : null,
     pool: { rankings: Object.keys(rankings), depth: data.depth, unavailable: isPlainObject(data.unavailable) ? data.unavailable : {} },
   };

@@ -4,6 +4,7 @@ of the set kept as it was."""
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,52 +62,25 @@ def test_a_query_id_of_another_split_is_refused(tmp_path: Path) -> None:
 def test_a_save_keeps_pools_and_raters_per_query_and_what_it_did_not_send(tmp_path: Path) -> None:
     folder = tmp_path / "set"
     queries = [JudgedQuery(id="q1", text="bearer token"), JudgedQuery(id="q2", text="filters")]
+
+    def save(grades: dict[str, dict[str, int]], pooled: Any, raters: Any) -> dict[str, Any]:
+        """A save from the Judge tab, q1's ranking seen; what judging.json then holds of the split."""
+        write_split(folder, "search_docs", "test", queries, grades, "section", {"q1": ["a"]}, pooled, raters)
+        return dict(read_judging(folder)["test"])
+
     pooled = {"q1": {"a": ["served", "dense only"], "b": ["BM25 only"]}}
     raters = {"q1": {"a": {"ann": 3}}, "q2": {"c": {"ann": 0}}}
-    write_split(
-        folder,
-        "search_docs",
-        "test",
-        queries,
-        {"q1": {"a": 3}, "q2": {"c": 0}},
-        "section",
-        {"q1": ["a"]},
-        pooled,
-        raters,
-    )
-    saved = read_judging(folder)["test"]
+    saved = save({"q1": {"a": 3}, "q2": {"c": 0}}, pooled, raters)
     assert saved["q1"]["pooled"] == pooled["q1"] and saved["q1"]["raters"] == raters["q1"]
     assert saved["q2"] == {"raters": raters["q2"]}  # no ranking seen, but who graded what is kept
     at = saved["q1"]["at"]
 
     # A later save sending the raters alone: q1's ranking (and its time) and pools stay, its raters are replaced.
-    write_split(
-        folder,
-        "search_docs",
-        "test",
-        queries,
-        {"q1": {"a": 2}},
-        "section",
-        {"q1": ["a"]},
-        None,
-        {"q1": {"a": {"ann": 3, "bob": 2}}},
-    )
-    saved = read_judging(folder)["test"]
+    saved = save({"q1": {"a": 2}}, None, {"q1": {"a": {"ann": 3, "bob": 2}}})
     assert saved["q1"] == {"ranking": ["a"], "at": at, "pooled": pooled["q1"], "raters": {"a": {"ann": 3, "bob": 2}}}
 
     # The tab sends every query's whole state: q2's raters all cleared are cleared, and no empty entry is written.
-    write_split(
-        folder,
-        "search_docs",
-        "test",
-        queries,
-        {"q1": {"a": 2}},
-        "section",
-        {"q1": ["a"]},
-        {"q1": pooled["q1"], "q2": {}},
-        {"q1": {"a": {"ann": 3}}, "q2": {}},
-    )
-    saved = read_judging(folder)["test"]
+    saved = save({"q1": {"a": 2}}, {"q1": pooled["q1"], "q2": {}}, {"q1": {"a": {"ann": 3}}, "q2": {}})
     assert set(saved) == {"q1"} and saved["q1"]["raters"] == {"a": {"ann": 3}}
 
 

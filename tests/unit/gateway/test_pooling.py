@@ -60,6 +60,15 @@ def test_each_rankings_top_k_pooled_once_and_in_no_rankings_order() -> None:
     assert [r.judged_id for r in again.results] == order
 
 
+def test_rows_that_name_no_document_are_counted_not_dropped_silently() -> None:
+    served = answer("a#1", "b#1")
+    served["result"]["results"].append({"title": "a row with no id"})
+    served["provenance"].append(None)
+    made = pool(explain_from({(None, None): served}), "q", [], [], 10, "section")
+    assert [r.judged_id for r in sorted(made.results, key=lambda r: r.judged_id)] == ["a#1", "b#1"]
+    assert made.unjudgeable == 1
+
+
 def test_records_are_pooled_at_the_record_level() -> None:
     rankings = {(None, None): answer("a#1", "a#2", "b#1", records=True)}
     made = pool(explain_from(rankings), "q", [], [], 10, "record")
